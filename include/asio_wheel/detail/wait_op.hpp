@@ -1,0 +1,121 @@
+//
+// asio_wheel/detail/wait_op.hpp
+//
+// The operation behind one async_wait: a scheduler operation that owns the
+// handler, is queued on its timer while pending, and completes itself
+// through Asio's handler_work (associated executor, outstanding work) once
+// the service hands it to the scheduler. The memory comes from the handler's
+// associated allocator; that is the only allocation of a wait.
+//
+
+#ifndef ASIO_WHEEL_DETAIL_WAIT_OP_HPP
+#define ASIO_WHEEL_DETAIL_WAIT_OP_HPP
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/detail/bind_handler.hpp>
+#include <boost/asio/detail/fenced_block.hpp>
+#include <boost/asio/detail/handler_alloc_helpers.hpp>
+#include <boost/asio/detail/handler_work.hpp>
+#include <boost/asio/detail/memory.hpp>
+#include <boost/asio/detail/op_queue.hpp>
+#include <boost/asio/detail/scheduler_operation.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/system/error_code.hpp>
+
+namespace asio_wheel {
+namespace detail {
+
+struct timer_state;
+
+/// The part of a wait operation the service sees.
+class wait_op_base : public boost::asio::detail::scheduler_operation
+{
+public:
+  /// The timer this wait is queued on; null once it expired or was aborted.
+  timer_state* timer = nullptr;
+
+  void set_aborted() noexcept { task_result_ |= aborted_bit; }
+  void set_has_cancellation_handler() noexcept { task_result_ |= slot_bit; }
+
+protected:
+  // The result and the slot flag live in scheduler_operation's task_result_,
+  // which the scheduler leaves alone for posted operations: no extra bytes.
+  static constexpr unsigned aborted_bit = 1;
+  static constexpr unsigned slot_bit = 2;
+
+  explicit wait_op_base(func_type complete) noexcept
+    : scheduler_operation(complete)
+  {
+  }
+
+  bool aborted() const noexcept { return (task_result_ & aborted_bit) != 0; }
+  bool has_cancellation_handler() const noexcept
+  {
+    return (task_result_ & slot_bit) != 0;
+  }
+};
+
+using wait_op_queue = boost::asio::detail::op_queue<wait_op_base>;
+
+template <typename Handler, typename IoExecutor>
+class wait_op : public wait_op_base
+{
+public:
+  BOOST_ASIO_DEFINE_HANDLER_PTR(wait_op);
+
+  wait_op(Handler& h, const IoExecutor& io_ex)
+    : wait_op_base(&wait_op::do_complete),
+      handler_(static_cast<Handler&&>(h)),
+      work_(handler_, io_ex)
+  {
+  }
+
+  // Called by the scheduler to run the handler (owner != 0) or, at shutdown,
+  // to destroy it without running it (owner == 0).
+  static void do_complete(void* owner, scheduler_operation* base,
+      const boost::system::error_code& /*scheduler_ec*/, std::size_t /*bytes*/)
+  {
+    wait_op* o = static_cast<wait_op*>(base);
+    ptr p = { boost::asio::detail::addressof(o->handler_), o, o };
+
+    // Disconnect our handler from the cancellation slot while the slot's
+    // owner (the handler) is surely alive; a signal emitted later must find
+    // nothing (Asio 1.81 would leave it pointing at a finished operation).
+    if (o->has_cancellation_handler())
+    {
+      auto slot = boost::asio::get_associated_cancellation_slot(o->handler_);
+      slot.clear();
+    }
+
+    boost::asio::detail::handler_work<Handler, IoExecutor> w(
+        static_cast<boost::asio::detail::handler_work<Handler, IoExecutor>&&>(
+          o->work_));
+
+    const boost::system::error_code ec = o->aborted()
+      ? boost::system::error_code(boost::asio::error::operation_aborted)
+      : boost::system::error_code();
+
+    // Free the operation before the upcall; a sub-object of the handler may
+    // own the memory, so the handler is moved out first.
+    boost::asio::detail::binder1<Handler, boost::system::error_code>
+      handler(o->handler_, ec);
+    p.h = boost::asio::detail::addressof(handler.handler_);
+    p.reset();
+
+    if (owner)
+    {
+      boost::asio::detail::fenced_block b(
+          boost::asio::detail::fenced_block::half);
+      w.complete(handler, handler.handler_);
+    }
+  }
+
+private:
+  Handler handler_;
+  boost::asio::detail::handler_work<Handler, IoExecutor> work_;
+};
+
+} // namespace detail
+} // namespace asio_wheel
+
+#endif // ASIO_WHEEL_DETAIL_WAIT_OP_HPP

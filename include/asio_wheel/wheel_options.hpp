@@ -1,0 +1,85 @@
+//
+// asio_wheel/wheel_options.hpp
+//
+// The per-service configuration (wheel_options) and the counters a service
+// reports (wheel_stats). Both are plain values; see wheel_timer_service.
+//
+
+#ifndef ASIO_WHEEL_WHEEL_OPTIONS_HPP
+#define ASIO_WHEEL_WHEEL_OPTIONS_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace asio_wheel {
+
+/// Configuration of one wheel_timer_service, fixed when the service is made.
+/**
+ * Give it the Asio way, before the first timer of the context is created:
+ * @code
+ * boost::asio::make_service<
+ *     asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, opts);
+ * @endcode
+ * Invalid values make the service's constructor throw std::invalid_argument
+ * with a message naming the field.
+ */
+struct wheel_options
+{
+  /// Granularity of the wheel. A wait completes at the first tick boundary at
+  /// or after its expiry, so it is never early and at most one tick late (plus
+  /// the event loop's own latency). Must be > 0.
+  std::chrono::nanoseconds tick = std::chrono::milliseconds(1);
+
+  /// Number of slots, a power of two. One revolution covers slots * tick:
+  /// 4096 slots of 1 ms is 4.096 s. Longer expiries wait in their slot with a
+  /// round count, at a cost of one visit per revolution only when something
+  /// else in the same slot is due. 4096 slots cost 96 KiB per service.
+  std::size_t slots = 4096;
+
+  /// Fairness budget: when many waits expire at once, at most this many
+  /// handlers are queued before the service lets other ready handlers of the
+  /// context (I/O completions, posts) run; the rest follow in later slices.
+  /// Must be > 0.
+  std::size_t max_completions_per_slice = 256;
+};
+
+/// Counters of one wheel_timer_service, read with wheel_timer_service::stats().
+struct wheel_stats
+{
+  /// Timers that have at least one pending wait, i.e. entries in the wheel.
+  std::size_t timers_in_wheel = 0;
+
+  /// Waits not yet expired nor cancelled.
+  std::size_t pending_waits = 0;
+
+  /// Waits that expired and wait in the service's fairness queue for a slice.
+  std::size_t queued_completions = 0;
+
+  /// Times the drive timer completed (each is one event-loop wakeup).
+  std::uint64_t drive_wakeups = 0;
+
+  /// Drive wakeups that found no wait due (after a cancel or a lazy move).
+  std::uint64_t empty_wakeups = 0;
+
+  /// Waits completed with success because their expiry was reached.
+  std::uint64_t waits_expired = 0;
+
+  /// Waits completed with operation_aborted (cancel, expires_*, destructor,
+  /// per-operation cancellation).
+  std::uint64_t waits_cancelled = 0;
+
+  /// Entries moved to a later slot when their old slot came round, after
+  /// reschedule_at / reschedule_after moved their expiry later.
+  std::uint64_t lazy_refilings = 0;
+
+  /// Entries visited in their slot that were due in a later round.
+  std::uint64_t round_revisits = 0;
+
+  /// The largest lateness observed: completion time minus expiry.
+  std::chrono::nanoseconds max_lateness{0};
+};
+
+} // namespace asio_wheel
+
+#endif // ASIO_WHEEL_WHEEL_OPTIONS_HPP

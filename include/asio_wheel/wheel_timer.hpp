@@ -1,0 +1,368 @@
+//
+// asio_wheel/wheel_timer.hpp
+//
+// basic_wheel_timer: a drop-in replacement for boost::asio::
+// basic_waitable_timer whose pending waits live in a hashed timing wheel
+// shared by all timers of the execution context (wheel_timer_service), plus
+// reschedule_at / reschedule_after, the nearly free idle-timeout refresh.
+//
+
+#ifndef ASIO_WHEEL_WHEEL_TIMER_HPP
+#define ASIO_WHEEL_WHEEL_TIMER_HPP
+
+#include <asio_wheel/wheel_timer_service.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/detail/chrono_time_traits.hpp>
+#include <boost/asio/detail/handler_type_requirements.hpp>
+#include <boost/asio/detail/io_object_impl.hpp>
+#include <boost/asio/detail/non_const_lvalue.hpp>
+#include <boost/asio/detail/throw_error.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/wait_traits.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace asio_wheel {
+
+/// A waitable timer whose waits are kept in a hashed timing wheel.
+/**
+ * Same members and semantics as boost::asio::basic_waitable_timer: change
+ * the type name and everything else compiles and behaves the same. A wait
+ * completes with success at the first wheel tick at or after the expiry:
+ * never early, at most one tick (wheel_options::tick, 1 ms by default) late
+ * plus the event loop's own latency.
+ *
+ * The addition is reschedule_at() / reschedule_after(): move the expiry of
+ * the pending waits without cancelling them, which costs a store when the
+ * expiry moves later. Refreshing an idle timeout on every received message
+ * is then nearly free:
+ * @code
+ * asio_wheel::wheel_timer idle(io, std::chrono::seconds(30));
+ * idle.async_wait([&](boost::system::error_code ec) {
+ *   if (!ec) socket.close(); // 30 s without input
+ * });
+ * // on every message:
+ * idle.reschedule_after(std::chrono::seconds(30));
+ * @endcode
+ *
+ * @par Thread Safety
+ * Distinct objects: Safe. Shared objects: Unsafe.
+ */
+template <typename Clock,
+    typename WaitTraits = boost::asio::wait_traits<Clock>,
+    typename Executor = boost::asio::any_io_executor>
+class basic_wheel_timer
+{
+private:
+  class initiate_async_wait;
+  using time_traits = boost::asio::detail::chrono_time_traits<Clock, WaitTraits>;
+
+public:
+  /// The type of the executor associated with the object.
+  using executor_type = Executor;
+
+  /// Rebinds the timer type to another executor (used by as_default_on).
+  template <typename Executor1>
+  struct rebind_executor
+  {
+    /// The timer type when rebound to the specified executor.
+    using other = basic_wheel_timer<Clock, WaitTraits, Executor1>;
+  };
+
+  /// The clock type.
+  using clock_type = Clock;
+  /// The duration type of the clock.
+  using duration = typename clock_type::duration;
+  /// The time point type of the clock.
+  using time_point = typename clock_type::time_point;
+  /// The wait traits type.
+  using traits_type = WaitTraits;
+  /// The service that keeps this timer's waits.
+  using service_type = wheel_timer_service<Clock, WaitTraits>;
+
+  /// Constructs a timer without an expiry (set one before waiting).
+  /// @param ex The I/O executor used, by default, to dispatch handlers.
+  explicit basic_wheel_timer(const executor_type& ex)
+    : impl_(0, ex)
+  {
+  }
+
+  /// Constructs a timer without an expiry, using the context's executor.
+  template <typename ExecutionContext>
+  explicit basic_wheel_timer(ExecutionContext& context,
+      std::enable_if_t<std::is_convertible<ExecutionContext&,
+        boost::asio::execution_context&>::value, int> = 0)
+    : impl_(0, 0, context)
+  {
+  }
+
+  /// Constructs a timer that expires at the absolute time @p expiry_time.
+  basic_wheel_timer(const executor_type& ex, const time_point& expiry_time)
+    : impl_(0, ex)
+  {
+    expires_at(expiry_time);
+  }
+
+  /// Constructs a timer that expires at the absolute time @p expiry_time.
+  template <typename ExecutionContext>
+  explicit basic_wheel_timer(ExecutionContext& context,
+      const time_point& expiry_time,
+      std::enable_if_t<std::is_convertible<ExecutionContext&,
+        boost::asio::execution_context&>::value, int> = 0)
+    : impl_(0, 0, context)
+  {
+    expires_at(expiry_time);
+  }
+
+  /// Constructs a timer that expires @p expiry_time from now.
+  basic_wheel_timer(const executor_type& ex, const duration& expiry_time)
+    : impl_(0, ex)
+  {
+    expires_after(expiry_time);
+  }
+
+  /// Constructs a timer that expires @p expiry_time from now.
+  template <typename ExecutionContext>
+  explicit basic_wheel_timer(ExecutionContext& context,
+      const duration& expiry_time,
+      std::enable_if_t<std::is_convertible<ExecutionContext&,
+        boost::asio::execution_context&>::value, int> = 0)
+    : impl_(0, 0, context)
+  {
+    expires_after(expiry_time);
+  }
+
+  /// Moves a timer: its expiry and pending waits go with it. The moved-from
+  /// object is as if constructed from its executor.
+  basic_wheel_timer(basic_wheel_timer&& other)
+    : impl_(std::move(other.impl_))
+  {
+  }
+
+  /// Move-assigns a timer: this object's own pending waits are cancelled
+  /// first (operation_aborted), then it takes over @p other's expiry and
+  /// pending waits.
+  basic_wheel_timer& operator=(basic_wheel_timer&& other)
+  {
+    impl_ = std::move(other.impl_);
+    return *this;
+  }
+
+  template <typename Clock1, typename WaitTraits1, typename Executor1>
+  friend class basic_wheel_timer;
+
+  /// Moves a timer that uses another executor type.
+  template <typename Executor1>
+  basic_wheel_timer(basic_wheel_timer<Clock, WaitTraits, Executor1>&& other,
+      std::enable_if_t<std::is_convertible<Executor1, Executor>::value, int> = 0)
+    : impl_(std::move(other.impl_))
+  {
+  }
+
+  /// Move-assigns a timer that uses another executor type.
+  template <typename Executor1>
+  std::enable_if_t<std::is_convertible<Executor1, Executor>::value,
+      basic_wheel_timer&>
+  operator=(basic_wheel_timer<Clock, WaitTraits, Executor1>&& other)
+  {
+    basic_wheel_timer tmp(std::move(other));
+    impl_ = std::move(tmp.impl_);
+    return *this;
+  }
+
+  /// Destroys the timer; pending waits complete with operation_aborted.
+  ~basic_wheel_timer() = default;
+
+  basic_wheel_timer(const basic_wheel_timer&) = delete;
+  basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;
+
+  /// The executor associated with the object.
+  const executor_type& get_executor() noexcept
+  {
+    return impl_.get_executor();
+  }
+
+  /// Aborts all pending waits (each completes with operation_aborted).
+  /// @returns The number of waits aborted. A wait that has already expired
+  /// but whose handler has not run yet is not counted and still sees success.
+  std::size_t cancel()
+  {
+    return service().cancel(impl());
+  }
+
+  /// Aborts the oldest pending wait; returns 0 or 1.
+  std::size_t cancel_one()
+  {
+    return service().cancel_one(impl());
+  }
+
+  /// The timer's expiry as an absolute time.
+  time_point expiry() const
+  {
+    return impl_.get_service().expiry(impl_.get_implementation());
+  }
+
+  /// Sets the expiry; aborts all pending waits first (operation_aborted).
+  /// Does not start a new wait.
+  /// @returns The number of waits aborted.
+  std::size_t expires_at(const time_point& expiry_time)
+  {
+    return service().expires_at(impl(), expiry_time);
+  }
+
+  /// Sets the expiry relative to now; aborts all pending waits first.
+  /// @returns The number of waits aborted.
+  std::size_t expires_after(const duration& expiry_time)
+  {
+    return expires_at(time_traits::add(time_traits::now(), expiry_time));
+  }
+
+  /// Moves the expiry of the pending waits to @p expiry_time without
+  /// aborting them: they complete with success at the new expiry. Moving it
+  /// later costs a store (the wheel re-files the entry lazily when its old
+  /// slot comes round); earlier re-files it at once; into the past completes
+  /// the waits soon. With no pending wait, only sets the expiry.
+  /// @returns The number of waits moved.
+  std::size_t reschedule_at(const time_point& expiry_time)
+  {
+    return service().reschedule_at(impl(), expiry_time);
+  }
+
+  /// reschedule_at(now + @p expiry_time): the idle-timeout refresh.
+  /// @returns The number of waits moved.
+  std::size_t reschedule_after(const duration& expiry_time)
+  {
+    return reschedule_at(time_traits::add(time_traits::now(), expiry_time));
+  }
+
+#if !defined(BOOST_ASIO_NO_DEPRECATED)
+  /// (Deprecated: use non-error_code overload.) Aborts all pending waits.
+  std::size_t cancel(boost::system::error_code& ec)
+  {
+    ec = boost::system::error_code();
+    return cancel();
+  }
+
+  /// (Deprecated: use non-error_code overload.) Aborts the oldest wait.
+  std::size_t cancel_one(boost::system::error_code& ec)
+  {
+    ec = boost::system::error_code();
+    return cancel_one();
+  }
+
+  /// (Deprecated: use expiry().) The timer's expiry.
+  time_point expires_at() const
+  {
+    return expiry();
+  }
+
+  /// (Deprecated: use non-error_code overload.) Sets the expiry.
+  std::size_t expires_at(const time_point& expiry_time,
+      boost::system::error_code& ec)
+  {
+    ec = boost::system::error_code();
+    return expires_at(expiry_time);
+  }
+
+  /// (Deprecated: use expiry().) The expiry relative to now.
+  duration expires_from_now() const
+  {
+    return time_traits::subtract(expiry(), time_traits::now());
+  }
+
+  /// (Deprecated: use expires_after().) Sets the expiry relative to now.
+  std::size_t expires_from_now(const duration& expiry_time)
+  {
+    return expires_after(expiry_time);
+  }
+
+  /// (Deprecated: use expires_after().) Sets the expiry relative to now.
+  std::size_t expires_from_now(const duration& expiry_time,
+      boost::system::error_code& ec)
+  {
+    ec = boost::system::error_code();
+    return expires_after(expiry_time);
+  }
+#endif // !defined(BOOST_ASIO_NO_DEPRECATED)
+
+  /// Blocks until the timer has expired.
+  void wait()
+  {
+    boost::system::error_code ec;
+    service().wait(impl(), ec);
+    boost::asio::detail::throw_error(ec, "wait");
+  }
+
+  /// Blocks until the timer has expired.
+  void wait(boost::system::error_code& ec)
+  {
+    service().wait(impl(), ec);
+  }
+
+  /// Starts an asynchronous wait on the timer.
+  /**
+   * Completion signature: void(boost::system::error_code). The handler runs
+   * exactly once, never from inside this function: with success when the
+   * expiry is reached, with operation_aborted when cancelled. Any completion
+   * token works; the handler's associated executor, allocator and
+   * cancellation slot are honoured (terminal, partial and total
+   * cancellation).
+   */
+  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
+  auto async_wait(WaitToken&& token = boost::asio::default_completion_token_t<executor_type>())
+    -> decltype(boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(
+          std::declval<initiate_async_wait>(), token))
+  {
+    return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(
+        initiate_async_wait(this), token);
+  }
+
+private:
+  service_type& service() { return impl_.get_service(); }
+  typename service_type::implementation_type& impl()
+  {
+    return impl_.get_implementation();
+  }
+
+  class initiate_async_wait
+  {
+  public:
+    using executor_type = Executor;
+
+    explicit initiate_async_wait(basic_wheel_timer* self)
+      : self_(self)
+    {
+    }
+
+    const executor_type& get_executor() const noexcept
+    {
+      return self_->get_executor();
+    }
+
+    template <typename WaitHandler>
+    void operator()(WaitHandler&& handler) const
+    {
+      BOOST_ASIO_WAIT_HANDLER_CHECK(WaitHandler, handler) type_check;
+      boost::asio::detail::non_const_lvalue<WaitHandler> handler2(handler);
+      self_->impl_.get_service().async_wait(self_->impl_.get_implementation(),
+          handler2.value, self_->impl_.get_executor());
+    }
+
+  private:
+    basic_wheel_timer* self_;
+  };
+
+  boost::asio::detail::io_object_impl<service_type, executor_type> impl_;
+};
+
+/// The drop-in for boost::asio::steady_timer.
+using wheel_timer = basic_wheel_timer<std::chrono::steady_clock>;
+
+} // namespace asio_wheel
+
+#endif // ASIO_WHEEL_WHEEL_TIMER_HPP

@@ -1,0 +1,741 @@
+//
+// asio_wheel/wheel_timer_service.hpp
+//
+// The execution_context service that keeps the pending waits of all
+// basic_wheel_timer objects of one context (and one Clock) in a single
+// hashed timing wheel, driven by one timer in Asio's reactor. See
+// doc/design.md for the algorithm, its precision and its costs.
+//
+// Users meet this class only to configure it (make_service with
+// wheel_options) and to read options() and stats(); the rest is the
+// implementation interface basic_wheel_timer calls, in the style of Asio's
+// detail::deadline_timer_service.
+//
+
+#ifndef ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
+#define ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
+
+#include <asio_wheel/detail/timing_wheel.hpp>
+#include <asio_wheel/detail/wait_op.hpp>
+#include <asio_wheel/wheel_options.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/cancellation_type.hpp>
+#include <boost/asio/detail/chrono_time_traits.hpp>
+#include <boost/asio/detail/concurrency_hint.hpp>
+#include <boost/asio/detail/conditionally_enabled_mutex.hpp>
+#include <boost/asio/detail/scheduler.hpp>
+#include <boost/asio/detail/timer_queue.hpp>
+#include <boost/asio/detail/timer_scheduler.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/wait_traits.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#if defined(BOOST_ASIO_HAS_IOCP) || defined(BOOST_ASIO_WINDOWS_RUNTIME)
+# error "asio_wheel drives its wheel through Asio's scheduler and reactor; Windows is not supported yet"
+#endif
+
+namespace asio_wheel {
+namespace detail {
+
+/// A timer's implementation as the wheel and the operations see it: the
+/// intrusive wheel entry plus the FIFO of its pending waits. The entry is in
+/// the wheel exactly when the FIFO is not empty.
+struct timer_state : wheel_entry
+{
+  wait_op_queue waits;
+};
+
+} // namespace detail
+
+/// Keeps the pending waits of many timers in one hashed timing wheel.
+/**
+ * One service exists per execution context and Clock/WaitTraits pair. It is
+ * created with default options by the first basic_wheel_timer of a context,
+ * or beforehand with explicit options:
+ * @code
+ * asio_wheel::wheel_options opts;
+ * opts.tick = std::chrono::milliseconds(10);
+ * boost::asio::make_service<
+ *     asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, opts);
+ * @endcode
+ *
+ * Thread safety: all members may be called concurrently for distinct timers;
+ * the wheel is protected by one mutex (disabled by an io_context concurrency
+ * hint of BOOST_ASIO_CONCURRENCY_HINT_UNSAFE, as Asio's own locks are).
+ */
+template <typename Clock,
+    typename WaitTraits = boost::asio::wait_traits<Clock>>
+class wheel_timer_service
+  : public boost::asio::detail::execution_context_service_base<
+      wheel_timer_service<Clock, WaitTraits>>
+{
+public:
+  using clock_type = Clock;
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+  using traits_type = WaitTraits;
+
+  static_assert(std::is_integral<typename duration::rep>::value,
+      "the wheel counts ticks in the clock's integral representation");
+
+  /// Per-timer state, embedded in basic_wheel_timer.
+  struct implementation_type : detail::timer_state
+  {
+    time_point expiry{};
+  };
+
+  /// Creates the service with default wheel_options (use_service).
+  explicit wheel_timer_service(boost::asio::execution_context& context)
+    : wheel_timer_service(context, wheel_options())
+  {
+  }
+
+  /// Creates the service with @p options (make_service).
+  /// @throws std::invalid_argument naming the invalid field.
+  wheel_timer_service(boost::asio::execution_context& context,
+      const wheel_options& options)
+    : boost::asio::detail::execution_context_service_base<
+        wheel_timer_service>(context),
+      options_(validate(options)),
+      tick_(to_clock_tick(options.tick)),
+      origin_(Clock::now()),
+      wheel_(options.slots),
+      scheduler_(boost::asio::use_service<boost::asio::detail::scheduler>(
+          context)),
+      reactor_(boost::asio::use_service<
+          boost::asio::detail::timer_scheduler>(context)),
+      mutex_(BOOST_ASIO_CONCURRENCY_HINT_IS_LOCKING(
+          SCHEDULER, scheduler_.concurrency_hint())),
+      drive_op_(this),
+      slice_op_(this)
+  {
+    reactor_.init_task();
+    reactor_.add_timer_queue(drive_queue_);
+  }
+
+  ~wheel_timer_service()
+  {
+    reactor_.remove_timer_queue(drive_queue_);
+  }
+
+  /// The options the service was made with.
+  const wheel_options& options() const noexcept { return options_; }
+
+  /// A consistent snapshot of the service's counters.
+  wheel_stats stats() const
+  {
+    lock_type lock(mutex_);
+    wheel_stats s = stats_;
+    s.timers_in_wheel = wheel_.size();
+    s.lazy_refilings = wheel_.lazy_refilings();
+    s.round_revisits = wheel_.round_revisits();
+    return s;
+  }
+
+  /// @name Implementation interface used by basic_wheel_timer.
+  /// @{
+
+  void construct(implementation_type& impl) { impl.expiry = time_point(); }
+
+  void destroy(implementation_type& impl) { cancel(impl); }
+
+  void move_construct(implementation_type& impl, implementation_type& other)
+  {
+    lock_type lock(mutex_);
+    take_over(impl, other);
+  }
+
+  void move_assign(implementation_type& impl,
+      wheel_timer_service& other_service, implementation_type& other)
+  {
+    if (&other_service == this)
+    {
+      detail::wait_op_queue aborted;
+      {
+        lock_type lock(mutex_);
+        abort_waits(impl, aborted, ~std::size_t(0));
+        take_over(impl, other);
+      }
+      post_completions(aborted);
+    }
+    else
+    {
+      // The object now belongs to other_service's context (io_object_impl
+      // switches services after this call): drop our waits, then take over
+      // the other timer inside its own service.
+      cancel(impl);
+      other_service.move_construct(impl, other);
+    }
+  }
+
+  /// Aborts all pending waits; returns how many.
+  std::size_t cancel(implementation_type& impl)
+  {
+    return cancel_and_set_expiry(impl, ~std::size_t(0), nullptr);
+  }
+
+  /// Aborts the oldest pending wait; returns 0 or 1.
+  std::size_t cancel_one(implementation_type& impl)
+  {
+    return cancel_and_set_expiry(impl, 1, nullptr);
+  }
+
+  time_point expiry(const implementation_type& impl) const
+  {
+    return impl.expiry;
+  }
+
+  /// Aborts all pending waits, then sets the expiry (Asio's expires_at).
+  std::size_t expires_at(implementation_type& impl, const time_point& t)
+  {
+    return cancel_and_set_expiry(impl, ~std::size_t(0), &t);
+  }
+
+  /// Moves the expiry of the pending waits without aborting them; returns
+  /// how many waits moved. Later: a store, the entry is re-filed lazily.
+  std::size_t reschedule_at(implementation_type& impl, const time_point& t)
+  {
+    detail::wait_op_queue ready_now;
+    std::size_t moved = 0;
+    {
+      lock_type lock(mutex_);
+      const time_point old_expiry = impl.expiry;
+      impl.expiry = t;
+      if (!impl.in_wheel())
+        return 0;
+      moved = count(impl.waits);
+      if (!(t < old_expiry))
+        return moved;  // later: filed_tick stays <= the new due tick
+      const detail::tick_type due = due_tick(t);
+      if (due <= wheel_.current_tick())
+      {
+        wheel_.erase(impl);
+        expire(impl, ready_now, Clock::now());
+        disarm_if_idle();
+      }
+      else if (due < impl.filed_tick)
+      {
+        wheel_.erase(impl);
+        wheel_.insert(impl, due);
+        arm_if_earlier(due);
+      }
+    }
+    post_completions(ready_now);
+    return moved;
+  }
+
+  /// Blocks until the expiry has passed, as basic_waitable_timer::wait.
+  void wait(implementation_type& impl, boost::system::error_code& ec)
+  {
+    ec = boost::system::error_code();
+    for (time_point now = Clock::now(); now < impl.expiry; now = Clock::now())
+    {
+      // Sleep in bounded steps, as Asio does, so that clock adjustments and
+      // traits that shorten waits are honoured.
+      auto step = WaitTraits::to_wait_duration(impl.expiry - now);
+      std::this_thread::sleep_for((std::min)(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(step),
+          std::chrono::nanoseconds(std::chrono::minutes(5))));
+    }
+  }
+
+  /// Starts an asynchronous wait for the timer's current expiry.
+  template <typename Handler, typename IoExecutor>
+  void async_wait(implementation_type& impl,
+      Handler& handler, const IoExecutor& io_ex)
+  {
+    // A timer whose executor is a plain io_context executor behind
+    // any_io_executor (the usual case) stores that 8-byte executor in the
+    // operation instead of a 56-byte polymorphic one. Behaviour is identical:
+    // Asio's handler_work tracks no work for either and calls the handler in
+    // place when it has no associated executor of its own.
+    if constexpr (std::is_same<IoExecutor, boost::asio::any_io_executor>::value)
+    {
+      using native = boost::asio::io_context::executor_type;
+      if (const native* ex = io_ex.template target<native>())
+      {
+        start_wait<Handler, native>(impl, handler, *ex);
+        return;
+      }
+    }
+    start_wait<Handler, IoExecutor>(impl, handler, io_ex);
+  }
+
+  /// @}
+
+private:
+  using lock_type = boost::asio::detail::conditionally_enabled_mutex::scoped_lock;
+  using time_traits = boost::asio::detail::chrono_time_traits<Clock, WaitTraits>;
+  using drive_queue_type = boost::asio::detail::timer_queue<time_traits>;
+  using tick_type = detail::tick_type;
+  using rep = typename duration::rep;
+  using urep = std::make_unsigned_t<rep>;
+
+  // The one operation in the reactor's timer queue: completes at the next due
+  // tick and advances the wheel.
+  struct drive_op : boost::asio::detail::wait_op
+  {
+    explicit drive_op(wheel_timer_service* s)
+      : boost::asio::detail::wait_op(&drive_op::do_complete), service(s)
+    {
+    }
+
+    static void do_complete(void* owner,
+        boost::asio::detail::scheduler_operation* base,
+        const boost::system::error_code&, std::size_t)
+    {
+      drive_op* o = static_cast<drive_op*>(base);
+      if (owner)  // else destroyed at shutdown: nothing to do
+        o->service->on_drive(o->ec_);
+    }
+
+    wheel_timer_service* service;
+  };
+
+  // Posted to the scheduler while expired waits remain beyond one slice's
+  // budget: queues the next slice after whatever became ready meanwhile.
+  struct slice_op : boost::asio::detail::scheduler_operation
+  {
+    explicit slice_op(wheel_timer_service* s)
+      : boost::asio::detail::scheduler_operation(&slice_op::do_complete),
+        service(s)
+    {
+    }
+
+    static void do_complete(void* owner,
+        boost::asio::detail::scheduler_operation* base,
+        const boost::system::error_code&, std::size_t)
+    {
+      slice_op* o = static_cast<slice_op*>(base);
+      if (owner)
+        o->service->on_slice();
+    }
+
+    wheel_timer_service* service;
+  };
+
+  // Installed in a handler's cancellation slot: aborts that one wait.
+  class op_cancellation
+  {
+  public:
+    op_cancellation(wheel_timer_service* s, detail::wait_op_base* op)
+      : service_(s), op_(op)
+    {
+    }
+
+    void operator()(boost::asio::cancellation_type_t type)
+    {
+      if (!!(type & (boost::asio::cancellation_type::terminal
+              | boost::asio::cancellation_type::partial
+              | boost::asio::cancellation_type::total)))
+        service_->cancel_wait(op_);
+    }
+
+  private:
+    wheel_timer_service* service_;
+    detail::wait_op_base* op_;
+  };
+
+  static const wheel_options& validate(const wheel_options& o)
+  {
+    if (o.tick <= std::chrono::nanoseconds::zero())
+      throw std::invalid_argument(
+          "asio_wheel::wheel_options::tick must be greater than zero (got "
+          + std::to_string(o.tick.count()) + " ns)");
+    if (o.slots == 0 || (o.slots & (o.slots - 1)) != 0)
+      throw std::invalid_argument(
+          "asio_wheel::wheel_options::slots must be a non-zero power of two "
+          "(got " + std::to_string(o.slots) + ")");
+    if (o.max_completions_per_slice == 0)
+      throw std::invalid_argument(
+          "asio_wheel::wheel_options::max_completions_per_slice must be "
+          "greater than zero");
+    return o;
+  }
+
+  static duration to_clock_tick(std::chrono::nanoseconds tick)
+  {
+    const duration d = std::chrono::ceil<duration>(tick);
+    return d > duration::zero() ? d : duration(1);
+  }
+
+  // The first tick boundary at or after t: waiting for it is never early.
+  tick_type due_tick(const time_point& t) const noexcept
+  {
+    if (!(origin_ < t))
+      return 0;
+    const urep diff = static_cast<urep>(t.time_since_epoch().count())
+      - static_cast<urep>(origin_.time_since_epoch().count());
+    const urep tk = static_cast<urep>(tick_.count());
+    urep q = diff / tk;
+    if (q * tk != diff)
+      ++q;
+    return q >= static_cast<urep>(detail::never_tick)
+      ? detail::never_tick : static_cast<tick_type>(q);
+  }
+
+  // The last tick boundary at or before t.
+  tick_type tick_at(const time_point& t) const noexcept
+  {
+    if (t < origin_)
+      return -1;
+    const urep diff = static_cast<urep>(t.time_since_epoch().count())
+      - static_cast<urep>(origin_.time_since_epoch().count());
+    const urep q = diff / static_cast<urep>(tick_.count());
+    return q >= static_cast<urep>(detail::never_tick)
+      ? detail::never_tick - 1 : static_cast<tick_type>(q);
+  }
+
+  // The time of tick boundary t, saturated at time_point::max().
+  time_point time_of(tick_type t) const noexcept
+  {
+    const rep max_rep = (std::numeric_limits<rep>::max)();
+    const rep room = max_rep - (std::max)(origin_.time_since_epoch().count(), rep(0));
+    if (t > room / tick_.count())
+      return (time_point::max)();
+    return origin_ + tick_ * t;
+  }
+
+  // Hands operations to the scheduler; work was counted in start_wait.
+  void post_completions(detail::wait_op_queue& ops)
+  {
+    if (ops.empty())
+      return;
+    boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation> q;
+    q.push(ops);
+    scheduler_.post_deferred_completions(q);
+  }
+
+  static std::size_t count(const detail::wait_op_queue& q) noexcept
+  {
+    std::size_t n = 0;
+    for (detail::wait_op_base* op = const_cast<detail::wait_op_queue&>(q).front();
+        op; op = boost::asio::detail::op_queue_access::next(op))
+      ++n;
+    return n;
+  }
+
+  template <typename Handler, typename IoExecutor>
+  void start_wait(implementation_type& impl,
+      Handler& handler, const IoExecutor& io_ex)
+  {
+    auto slot = boost::asio::get_associated_cancellation_slot(handler);
+
+    using op = detail::wait_op<Handler, IoExecutor>;
+    typename op::ptr p = { boost::asio::detail::addressof(handler),
+      op::ptr::allocate(handler), 0 };
+    p.p = new (p.v) op(handler, io_ex);
+
+    if (slot.is_connected())
+    {
+      slot.template emplace<op_cancellation>(this, p.p);
+      p.p->set_has_cancellation_handler();
+    }
+
+    detail::wait_op_queue ready_now;
+    {
+      lock_type lock(mutex_);
+      if (shutdown_)
+      {
+        // As Asio's reactor does after shutdown: hand the operation to the
+        // scheduler, which destroys it without running it.
+        lock.unlock();
+        scheduler_.post_immediate_completion(p.p, false);
+        p.v = p.p = 0;
+        return;
+      }
+      scheduler_.work_started();
+      const tick_type due = due_tick(impl.expiry);
+      if (due <= wheel_.current_tick())
+      {
+        // Already due: completes soon with success, never inside async_wait.
+        ready_now.push(p.p);
+        ++stats_.waits_expired;
+      }
+      else
+      {
+        p.p->timer = &impl;
+        impl.waits.push(p.p);
+        ++stats_.pending_waits;
+        if (!impl.in_wheel())
+        {
+          wheel_.insert(impl, due);
+          arm_if_earlier(due);
+        }
+      }
+      p.v = p.p = 0;
+    }
+    post_completions(ready_now);
+  }
+
+  std::size_t cancel_and_set_expiry(implementation_type& impl,
+      std::size_t max_aborted, const time_point* new_expiry)
+  {
+    detail::wait_op_queue aborted;
+    std::size_t n = 0;
+    {
+      lock_type lock(mutex_);
+      n = abort_waits(impl, aborted, max_aborted);
+      if (new_expiry)
+        impl.expiry = *new_expiry;
+    }
+    post_completions(aborted);
+    return n;
+  }
+
+  // Moves up to max_aborted of impl's oldest waits to `aborted`. Lock held.
+  std::size_t abort_waits(implementation_type& impl,
+      detail::wait_op_queue& aborted, std::size_t max_aborted)
+  {
+    std::size_t n = 0;
+    while (n < max_aborted)
+    {
+      detail::wait_op_base* op = impl.waits.front();
+      if (!op)
+        break;
+      impl.waits.pop();
+      op->timer = nullptr;
+      op->set_aborted();
+      aborted.push(op);
+      ++n;
+    }
+    if (n != 0)
+    {
+      stats_.pending_waits -= n;
+      stats_.waits_cancelled += n;
+      if (impl.waits.empty())
+      {
+        wheel_.erase(impl);
+        disarm_if_idle();
+      }
+    }
+    return n;
+  }
+
+  // Per-operation cancellation: aborts one wait if it is still pending.
+  void cancel_wait(detail::wait_op_base* target)
+  {
+    detail::wait_op_queue aborted;
+    {
+      lock_type lock(mutex_);
+      detail::timer_state* timer = target->timer;
+      if (!timer)
+        return;  // already expired or aborted
+      detail::wait_op_queue others;
+      while (detail::wait_op_base* op = timer->waits.front())
+      {
+        timer->waits.pop();
+        if (op == target)
+          aborted.push(op);
+        else
+          others.push(op);
+      }
+      timer->waits.push(others);
+      target->timer = nullptr;
+      target->set_aborted();
+      --stats_.pending_waits;
+      ++stats_.waits_cancelled;
+      if (timer->waits.empty())
+      {
+        wheel_.erase(*timer);
+        disarm_if_idle();
+      }
+    }
+    post_completions(aborted);
+  }
+
+  // impl takes over other's expiry, waits and place in the wheel. Lock held.
+  void take_over(implementation_type& impl, implementation_type& other)
+  {
+    impl.expiry = other.expiry;
+    impl.waits.push(other.waits);
+    for (detail::wait_op_base* op = impl.waits.front(); op;
+        op = boost::asio::detail::op_queue_access::next(op))
+      op->timer = &impl;
+    if (other.in_wheel())
+    {
+      impl.filed_tick = other.filed_tick;
+      impl.hook.swap_nodes(other.hook);
+    }
+  }
+
+  // Moves all of impl's waits to `ready` as expired. Lock held; impl has
+  // already left the wheel.
+  void expire(implementation_type& impl, detail::wait_op_queue& ready,
+      const time_point& now)
+  {
+    if (impl.expiry < now)
+    {
+      const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(
+          now - impl.expiry);
+      if (late > stats_.max_lateness)
+        stats_.max_lateness = late;
+    }
+    while (detail::wait_op_base* op = impl.waits.front())
+    {
+      impl.waits.pop();
+      op->timer = nullptr;
+      ready.push(op);
+      --stats_.pending_waits;
+      ++stats_.waits_expired;
+    }
+  }
+
+  // Makes sure the drive timer completes no later than tick `due`. Lock held.
+  void arm_if_earlier(tick_type due)
+  {
+    if (drive_busy_ || due >= drive_tick_)
+      return;  // a busy drive recomputes the next due tick when it completes
+    if (drive_tick_ != detail::never_tick)
+    {
+      // Armed too late: cancel, and re-arm when the aborted drive completes.
+      reactor_.cancel_timer(drive_queue_, drive_timer_);
+      drive_tick_ = detail::never_tick;
+      drive_busy_ = true;
+      return;
+    }
+    drive_tick_ = due;
+    reactor_.schedule_timer(drive_queue_, time_of(due), drive_timer_, &drive_op_);
+  }
+
+  // With no pending wait left, the drive timer must not keep run() from
+  // returning: cancel it. Lock held.
+  void disarm_if_idle()
+  {
+    if (!wheel_.empty() || drive_busy_ || drive_tick_ == detail::never_tick)
+      return;
+    reactor_.cancel_timer(drive_queue_, drive_timer_);
+    drive_tick_ = detail::never_tick;
+    drive_busy_ = true;
+  }
+
+  void on_drive(const boost::system::error_code& ec)
+  {
+    detail::wait_op_queue batch;
+    bool post_slice = false;
+    {
+      lock_type lock(mutex_);
+      drive_busy_ = false;
+      drive_tick_ = detail::never_tick;
+      if (!ec)
+      {
+        ++stats_.drive_wakeups;
+        const time_point now = Clock::now();
+        const std::size_t expired = wheel_.advance(tick_at(now),
+            [this](const detail::wheel_entry& e) {
+              return due_tick(static_cast<const implementation_type&>(e).expiry);
+            },
+            [this, &now](detail::wheel_entry& e) {
+              expire(static_cast<implementation_type&>(e), ready_, now);
+            });
+        if (expired == 0)
+          ++stats_.empty_wakeups;
+        stats_.queued_completions += expired;
+      }
+      const tick_type next = wheel_.next_due();
+      if (next != detail::never_tick)
+        arm_if_earlier(next);
+      post_slice = take_slice(batch);
+    }
+    post_completions(batch);
+    if (post_slice)
+      scheduler_.post_immediate_completion(&slice_op_, false);
+  }
+
+  void on_slice()
+  {
+    detail::wait_op_queue batch;
+    bool post_slice = false;
+    {
+      lock_type lock(mutex_);
+      slice_posted_ = false;
+      post_slice = take_slice(batch);
+    }
+    post_completions(batch);
+    if (post_slice)
+      scheduler_.post_immediate_completion(&slice_op_, false);
+  }
+
+  // Moves one slice of expired waits to `batch`; returns true when the slice
+  // operation must be posted for the rest. Lock held.
+  bool take_slice(detail::wait_op_queue& batch)
+  {
+    std::size_t n = 0;
+    while (n < options_.max_completions_per_slice)
+    {
+      detail::wait_op_base* op = ready_.front();
+      if (!op)
+        break;
+      ready_.pop();
+      batch.push(op);
+      ++n;
+    }
+    stats_.queued_completions -= n;
+    if (ready_.empty() || slice_posted_)
+      return false;
+    slice_posted_ = true;
+    return true;
+  }
+
+  void shutdown() override
+  {
+    detail::wait_op_queue ops;
+    {
+      lock_type lock(mutex_);
+      shutdown_ = true;
+      wheel_.clear([&ops](detail::wheel_entry& e) {
+        auto& impl = static_cast<implementation_type&>(e);
+        while (detail::wait_op_base* op = impl.waits.front())
+        {
+          impl.waits.pop();
+          op->timer = nullptr;
+          ops.push(op);
+        }
+      });
+      ops.push(ready_);
+      stats_.pending_waits = 0;
+      stats_.queued_completions = 0;
+    }
+    // Destroyed without being invoked, as Asio does with its own timers.
+    boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation> base_ops;
+    base_ops.push(ops);
+    scheduler_.abandon_operations(base_ops);
+  }
+
+  const wheel_options options_;
+  const duration tick_;
+  const time_point origin_;  // tick 0
+  detail::timing_wheel wheel_;
+
+  boost::asio::detail::scheduler& scheduler_;
+  boost::asio::detail::timer_scheduler& reactor_;
+  mutable boost::asio::detail::conditionally_enabled_mutex mutex_;
+
+  // The drive timer: one entry in the reactor's timer queue.
+  drive_queue_type drive_queue_;
+  typename drive_queue_type::per_timer_data drive_timer_;
+  drive_op drive_op_;
+  tick_type drive_tick_ = detail::never_tick;  // armed for, or never
+  bool drive_busy_ = false;  // cancelled or fired, not yet completed
+
+  // Expired waits beyond the current slice (fairness, SPEC 3.6).
+  detail::wait_op_queue ready_;
+  slice_op slice_op_;
+  bool slice_posted_ = false;
+
+  bool shutdown_ = false;
+  wheel_stats stats_;
+};
+
+} // namespace asio_wheel
+
+#endif // ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
