@@ -373,6 +373,8 @@ private:
   {
     if (!(origin_ < t))
       return 0;
+    if (t == (time_point::max)())
+      return detail::never_tick;  // never due: never arms the drive timer
     const urep diff = static_cast<urep>(t.time_since_epoch().count())
       - static_cast<urep>(origin_.time_since_epoch().count());
     const urep tk = static_cast<urep>(tick_.count());
