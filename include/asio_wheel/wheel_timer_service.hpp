@@ -17,6 +17,7 @@
 
 #include <asio_wheel/detail/timing_wheel.hpp>
 #include <asio_wheel/detail/wait_op.hpp>
+#include <asio_wheel/detail/wheel_mutex.hpp>
 #include <asio_wheel/wheel_options.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -24,7 +25,6 @@
 #include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/detail/chrono_time_traits.hpp>
 #include <boost/asio/detail/concurrency_hint.hpp>
-#include <boost/asio/detail/conditionally_enabled_mutex.hpp>
 #include <boost/asio/detail/scheduler.hpp>
 #include <boost/asio/detail/timer_queue.hpp>
 #include <boost/asio/detail/timer_scheduler.hpp>
@@ -48,7 +48,9 @@ namespace detail {
 
 /// A timer's implementation as the wheel and the operations see it: the
 /// intrusive wheel entry plus the FIFO of its pending waits. The entry is in
-/// the wheel exactly when the FIFO is not empty.
+/// the wheel while the FIFO is not empty; after its last wait was aborted it
+/// may stay there as a "ghost" (see retire), which a new wait reuses and a
+/// walk drops.
 struct timer_state : wheel_entry
 {
   wait_op_queue waits;
@@ -135,7 +137,6 @@ public:
   {
     lock_type lock(mutex_);
     wheel_stats s = stats_;
-    s.timers_in_wheel = wheel_.size();
     s.lazy_refilings = wheel_.lazy_refilings();
     s.round_revisits = wheel_.round_revisits();
     return s;
@@ -146,7 +147,17 @@ public:
 
   void construct(implementation_type& impl) { impl.expiry = time_point(); }
 
-  void destroy(implementation_type& impl) { cancel(impl); }
+  void destroy(implementation_type& impl)
+  {
+    detail::wait_op_queue aborted;
+    {
+      lock_type lock(mutex_);
+      abort_waits(impl, aborted, ~std::size_t(0));
+      if (impl.in_wheel())
+        wheel_.erase(impl);  // a ghost: the entry's memory is going away
+    }
+    post_completions(aborted);
+  }
 
   void move_construct(implementation_type& impl, implementation_type& other)
   {
@@ -163,6 +174,8 @@ public:
       {
         lock_type lock(mutex_);
         abort_waits(impl, aborted, ~std::size_t(0));
+        if (impl.in_wheel())
+          wheel_.erase(impl);
         take_over(impl, other);
       }
       post_completions(aborted);
@@ -210,7 +223,7 @@ public:
       lock_type lock(mutex_);
       const time_point old_expiry = impl.expiry;
       impl.expiry = t;
-      if (!impl.in_wheel())
+      if (impl.waits.empty())
         return 0;
       moved = count(impl.waits);
       if (!(t < old_expiry))
@@ -220,6 +233,7 @@ public:
       {
         wheel_.erase(impl);
         expire(impl, ready_now, Clock::now());
+        --stats_.timers_in_wheel;
         disarm_if_idle();
       }
       else if (due < impl.filed_tick)
@@ -273,7 +287,7 @@ public:
   /// @}
 
 private:
-  using lock_type = boost::asio::detail::conditionally_enabled_mutex::scoped_lock;
+  using lock_type = detail::wheel_mutex::scoped_lock;
   using time_traits = boost::asio::detail::chrono_time_traits<Clock, WaitTraits>;
   using drive_queue_type = boost::asio::detail::timer_queue<time_traits>;
   using tick_type = detail::tick_type;
@@ -466,12 +480,30 @@ private:
       else
       {
         p.p->timer = &impl;
+        const bool first_wait = impl.waits.empty();
         impl.waits.push(p.p);
         ++stats_.pending_waits;
-        if (!impl.in_wheel())
+        if (first_wait)
         {
-          wheel_.insert(impl, due);
-          arm_if_earlier(due);
+          ++stats_.timers_in_wheel;
+          if (!impl.in_wheel())
+          {
+            wheel_.insert(impl, due);
+            arm_if_earlier(due);
+          }
+          else if (due < impl.filed_tick)
+          {
+            // A ghost filed too late for the new expiry: re-file it now.
+            wheel_.erase(impl);
+            wheel_.insert(impl, due);
+            arm_if_earlier(due);
+          }
+          else
+          {
+            // A ghost filed at or before the new due tick: reuse it as it
+            // is (the walk re-files it lazily), no list operation.
+            arm_if_earlier(impl.filed_tick);
+          }
         }
       }
       p.v = p.p = 0;
@@ -515,10 +547,7 @@ private:
       stats_.pending_waits -= n;
       stats_.waits_cancelled += n;
       if (impl.waits.empty())
-      {
-        wheel_.erase(impl);
-        disarm_if_idle();
-      }
+        retire(impl);
     }
     return n;
   }
@@ -547,12 +576,25 @@ private:
       --stats_.pending_waits;
       ++stats_.waits_cancelled;
       if (timer->waits.empty())
-      {
-        wheel_.erase(*timer);
-        disarm_if_idle();
-      }
+        retire(static_cast<implementation_type&>(*timer));
     }
     post_completions(aborted);
+  }
+
+  // The last wait of impl was aborted. The entry stays in the wheel as a
+  // ghost when it is filed after the tick the drive timer is armed for: the
+  // usual next step is a new wait further out (expires_after + async_wait
+  // on every message), which then reuses the entry without touching any
+  // list, and a ghost that is not reused costs one visit when its slot
+  // comes round. An entry at or before the armed tick is unlinked now, so
+  // that the drive timer is never armed for a ghost it could skip.
+  // Lock held.
+  void retire(implementation_type& impl)
+  {
+    --stats_.timers_in_wheel;
+    if (impl.filed_tick <= drive_tick_)
+      wheel_.erase(impl);
+    disarm_if_idle();
   }
 
   // impl takes over other's expiry, waits and place in the wheel. Lock held.
@@ -613,7 +655,8 @@ private:
   // returning: cancel it. Lock held.
   void disarm_if_idle()
   {
-    if (!wheel_.empty() || drive_busy_ || drive_tick_ == detail::never_tick)
+    if (stats_.pending_waits != 0 || drive_busy_
+        || drive_tick_ == detail::never_tick)
       return;
     reactor_.cancel_timer(drive_queue_, drive_timer_);
     drive_tick_ = detail::never_tick;
@@ -632,19 +675,29 @@ private:
       {
         ++stats_.drive_wakeups;
         const time_point now = Clock::now();
-        const std::size_t expired = wheel_.advance(tick_at(now),
+        const std::uint64_t expired_before = stats_.waits_expired;
+        wheel_.advance(tick_at(now),
             [this](const detail::wheel_entry& e) {
-              return due_tick(static_cast<const implementation_type&>(e).expiry);
+              const auto& impl = static_cast<const implementation_type&>(e);
+              // A ghost is "due" where it is filed: the walk drops it.
+              return impl.waits.empty() ? impl.filed_tick : due_tick(impl.expiry);
             },
             [this, &now](detail::wheel_entry& e) {
-              expire(static_cast<implementation_type&>(e), ready_, now);
+              auto& impl = static_cast<implementation_type&>(e);
+              if (!impl.waits.empty())
+              {
+                expire(impl, ready_, now);
+                --stats_.timers_in_wheel;
+              }
             });
+        const std::uint64_t expired = stats_.waits_expired - expired_before;
         if (expired == 0)
           ++stats_.empty_wakeups;
         stats_.queued_completions += expired;
       }
+      // Ghosts alone must not keep the drive timer (and so run()) going.
       const tick_type next = wheel_.next_due();
-      if (next != detail::never_tick)
+      if (next != detail::never_tick && stats_.pending_waits != 0)
         arm_if_earlier(next);
       post_slice = take_slice(batch);
     }
@@ -705,6 +758,7 @@ private:
       });
       ops.push(ready_);
       stats_.pending_waits = 0;
+      stats_.timers_in_wheel = 0;
       stats_.queued_completions = 0;
     }
     // Destroyed without being invoked, as Asio does with its own timers.
@@ -720,7 +774,7 @@ private:
 
   boost::asio::detail::scheduler& scheduler_;
   boost::asio::detail::timer_scheduler& reactor_;
-  mutable boost::asio::detail::conditionally_enabled_mutex mutex_;
+  mutable detail::wheel_mutex mutex_;
 
   // The drive timer: one entry in the reactor's timer queue.
   drive_queue_type drive_queue_;
