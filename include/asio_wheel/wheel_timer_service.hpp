@@ -118,7 +118,8 @@ public:
       mutex_(BOOST_ASIO_CONCURRENCY_HINT_IS_LOCKING(
           SCHEDULER, scheduler_.concurrency_hint())),
       drive_op_(this),
-      slice_op_(this)
+      slice_op_(this),
+      inline_completions_(runs_on_one_thread(scheduler_.concurrency_hint()))
   {
     reactor_.init_task();
     reactor_.add_timer_queue(drive_queue_);
@@ -149,14 +150,14 @@ public:
 
   void destroy(implementation_type& impl)
   {
-    detail::wait_op_queue aborted;
+    completions done;
     {
       lock_type lock(mutex_);
-      abort_waits(impl, aborted, ~std::size_t(0));
+      abort_waits(impl, done, ~std::size_t(0));
       if (impl.in_wheel())
         wheel_.erase(impl);  // a ghost: the entry's memory is going away
     }
-    post_completions(aborted);
+    send(done);
   }
 
   void move_construct(implementation_type& impl, implementation_type& other)
@@ -170,15 +171,15 @@ public:
   {
     if (&other_service == this)
     {
-      detail::wait_op_queue aborted;
+      completions done;
       {
         lock_type lock(mutex_);
-        abort_waits(impl, aborted, ~std::size_t(0));
+        abort_waits(impl, done, ~std::size_t(0));
         if (impl.in_wheel())
           wheel_.erase(impl);
         take_over(impl, other);
       }
-      post_completions(aborted);
+      send(done);
     }
     else
     {
@@ -217,7 +218,7 @@ public:
   /// how many waits moved. Later: a store, the entry is re-filed lazily.
   std::size_t reschedule_at(implementation_type& impl, const time_point& t)
   {
-    detail::wait_op_queue ready_now;
+    completions done;
     std::size_t moved = 0;
     {
       lock_type lock(mutex_);
@@ -232,7 +233,8 @@ public:
       if (due <= wheel_.current_tick())
       {
         wheel_.erase(impl);
-        expire(impl, ready_now, Clock::now());
+        expire(impl, Clock::now(),
+            [&](detail::wait_op_base* op) { complete(done, op); });
         --stats_.timers_in_wheel;
         disarm_if_idle();
       }
@@ -243,7 +245,7 @@ public:
         arm_if_earlier(due);
       }
     }
-    post_completions(ready_now);
+    send(done);
     return moved;
   }
 
@@ -293,6 +295,14 @@ private:
   using tick_type = detail::tick_type;
   using rep = typename duration::rep;
   using urep = std::make_unsigned_t<rep>;
+
+  // Operations whose result is decided, on their way to their handlers:
+  // filled with the lock held, sent once it is released.
+  struct completions
+  {
+    detail::wait_op_queue ops;  // to post one by one
+    bool post_slice = false;    // the slice operation must be posted
+  };
 
   // The one operation in the reactor's timer queue: completes at the next due
   // tick and advances the wheel.
@@ -457,7 +467,7 @@ private:
       p.p->set_has_cancellation_handler();
     }
 
-    detail::wait_op_queue ready_now;
+    completions done;
     {
       lock_type lock(mutex_);
       if (shutdown_)
@@ -474,8 +484,8 @@ private:
       if (due <= wheel_.current_tick())
       {
         // Already due: completes soon with success, never inside async_wait.
-        ready_now.push(p.p);
         ++stats_.waits_expired;
+        complete(done, p.p);
       }
       else
       {
@@ -508,27 +518,27 @@ private:
       }
       p.v = p.p = 0;
     }
-    post_completions(ready_now);
+    send(done);
   }
 
   std::size_t cancel_and_set_expiry(implementation_type& impl,
       std::size_t max_aborted, const time_point* new_expiry)
   {
-    detail::wait_op_queue aborted;
+    completions done;
     std::size_t n = 0;
     {
       lock_type lock(mutex_);
-      n = abort_waits(impl, aborted, max_aborted);
+      n = abort_waits(impl, done, max_aborted);
       if (new_expiry)
         impl.expiry = *new_expiry;
     }
-    post_completions(aborted);
+    send(done);
     return n;
   }
 
-  // Moves up to max_aborted of impl's oldest waits to `aborted`. Lock held.
+  // Aborts up to max_aborted of impl's oldest waits. Lock held.
   std::size_t abort_waits(implementation_type& impl,
-      detail::wait_op_queue& aborted, std::size_t max_aborted)
+      completions& done, std::size_t max_aborted)
   {
     std::size_t n = 0;
     while (n < max_aborted)
@@ -539,7 +549,7 @@ private:
       impl.waits.pop();
       op->timer = nullptr;
       op->set_aborted();
-      aborted.push(op);
+      complete(done, op);
       ++n;
     }
     if (n != 0)
@@ -555,7 +565,7 @@ private:
   // Per-operation cancellation: aborts one wait if it is still pending.
   void cancel_wait(detail::wait_op_base* target)
   {
-    detail::wait_op_queue aborted;
+    completions done;
     {
       lock_type lock(mutex_);
       detail::timer_state* timer = target->timer;
@@ -565,20 +575,19 @@ private:
       while (detail::wait_op_base* op = timer->waits.front())
       {
         timer->waits.pop();
-        if (op == target)
-          aborted.push(op);
-        else
+        if (op != target)
           others.push(op);
       }
       timer->waits.push(others);
       target->timer = nullptr;
       target->set_aborted();
+      complete(done, target);
       --stats_.pending_waits;
       ++stats_.waits_cancelled;
       if (timer->waits.empty())
         retire(static_cast<implementation_type&>(*timer));
     }
-    post_completions(aborted);
+    send(done);
   }
 
   // The last wait of impl was aborted. The entry stays in the wheel as a
@@ -612,10 +621,10 @@ private:
     }
   }
 
-  // Moves all of impl's waits to `ready` as expired. Lock held; impl has
-  // already left the wheel.
-  void expire(implementation_type& impl, detail::wait_op_queue& ready,
-      const time_point& now)
+  // Completes all of impl's waits with success, handing each to `sink`.
+  // Lock held; impl has already left the wheel.
+  template <typename Sink>
+  void expire(implementation_type& impl, const time_point& now, Sink&& sink)
   {
     if (impl.expiry < now)
     {
@@ -628,9 +637,9 @@ private:
     {
       impl.waits.pop();
       op->timer = nullptr;
-      ready.push(op);
       --stats_.pending_waits;
       ++stats_.waits_expired;
+      sink(op);
     }
   }
 
@@ -665,8 +674,6 @@ private:
 
   void on_drive(const boost::system::error_code& ec)
   {
-    detail::wait_op_queue batch;
-    bool post_slice = false;
     {
       lock_type lock(mutex_);
       drive_busy_ = false;
@@ -684,61 +691,147 @@ private:
             },
             [this, &now](detail::wheel_entry& e) {
               auto& impl = static_cast<implementation_type&>(e);
-              if (!impl.waits.empty())
-              {
-                expire(impl, ready_, now);
-                --stats_.timers_in_wheel;
-              }
+              if (impl.waits.empty())
+                return;
+              --stats_.timers_in_wheel;
+              expire(impl, now, [this](detail::wait_op_base* op) {
+                expired_.push(op);
+                ++stats_.queued_completions;
+              });
             });
-        const std::uint64_t expired = stats_.waits_expired - expired_before;
-        if (expired == 0)
+        if (stats_.waits_expired == expired_before)
           ++stats_.empty_wakeups;
-        stats_.queued_completions += expired;
       }
       // Ghosts alone must not keep the drive timer (and so run()) going.
       const tick_type next = wheel_.next_due();
       if (next != detail::never_tick && stats_.pending_waits != 0)
         arm_if_earlier(next);
-      post_slice = take_slice(batch);
     }
-    post_completions(batch);
-    if (post_slice)
-      scheduler_.post_immediate_completion(&slice_op_, false);
+    run_slice();
   }
 
   void on_slice()
+  {
+    {
+      lock_type lock(mutex_);
+      slice_posted_ = false;
+    }
+    run_slice();
+  }
+
+  // Completes the next slice: every wait of decided_ and at most
+  // max_completions_per_slice of expired_, and makes sure the slice
+  // operation comes back for the rest, after whatever else became ready
+  // meanwhile. Called from a thread running the
+  // context (in the drive or the slice operation); lock not held.
+  void run_slice()
   {
     detail::wait_op_queue batch;
     bool post_slice = false;
     {
       lock_type lock(mutex_);
-      slice_posted_ = false;
-      post_slice = take_slice(batch);
+      std::size_t n = decided_count_;
+      batch.push(decided_);
+      decided_count_ = 0;
+      for (std::size_t budget = options_.max_completions_per_slice; budget; --budget)
+      {
+        detail::wait_op_base* op = expired_.front();
+        if (!op)
+          break;
+        expired_.pop();
+        batch.push(op);
+        ++n;
+      }
+      stats_.queued_completions -= n;
+      if (!inline_completions_ && !expired_.empty() && !slice_posted_)
+        post_slice = slice_posted_ = true;
     }
-    post_completions(batch);
+    if (!inline_completions_)
+    {
+      // Several threads run the context: let them share the handlers.
+      post_completions(batch);
+      if (post_slice)
+        scheduler_.post_immediate_completion(&slice_op_, false);
+      return;
+    }
+
+    // One thread runs the context: call the handlers here, each exactly as
+    // the scheduler would (through handler_work), and save the scheduler a
+    // queue operation per handler. If a handler throws, what did not run is
+    // put back and the exception leaves run() as with Asio's own timers.
+    struct resume_on_exit
+    {
+      wheel_timer_service* service;
+      detail::wait_op_queue& rest;
+      ~resume_on_exit() { service->resume_slices(rest); }
+    } resume{this, batch};
+    while (detail::wait_op_base* op = batch.front())
+    {
+      batch.pop();
+      // Release the wait's unit of work (counted in start_wait) once its
+      // handler has returned or thrown; the running drive or slice
+      // operation holds its own, so run() cannot stop in between.
+      struct finish_work
+      {
+        boost::asio::detail::scheduler& scheduler;
+        ~finish_work() { scheduler.work_finished(); }
+      } finish{scheduler_};
+      op->complete(&scheduler_, boost::system::error_code(), 0);
+    }
+  }
+
+  // After an inline slice: puts back the waits a throwing handler left, and
+  // posts the slice operation if waits remain. Lock not held.
+  void resume_slices(detail::wait_op_queue& rest)
+  {
+    bool post_slice = false;
+    {
+      lock_type lock(mutex_);
+      if (!rest.empty())
+      {
+        const std::size_t n = count(rest);
+        stats_.queued_completions += n;
+        decided_count_ += n;
+        rest.push(decided_);
+        decided_.push(rest);
+      }
+      if ((!decided_.empty() || !expired_.empty()) && !slice_posted_)
+        post_slice = slice_posted_ = true;
+    }
     if (post_slice)
       scheduler_.post_immediate_completion(&slice_op_, false);
   }
 
-  // Moves one slice of expired waits to `batch`; returns true when the slice
-  // operation must be posted for the rest. Lock held.
-  bool take_slice(detail::wait_op_queue& batch)
+  // Lock held.
+  void complete(completions& done, detail::wait_op_base* op)
   {
-    std::size_t n = 0;
-    while (n < options_.max_completions_per_slice)
+    if (inline_completions_)
     {
-      detail::wait_op_base* op = ready_.front();
-      if (!op)
-        break;
-      ready_.pop();
-      batch.push(op);
-      ++n;
+      decided_.push(op);
+      ++decided_count_;
+      ++stats_.queued_completions;
+      if (!slice_posted_)
+        done.post_slice = slice_posted_ = true;
     }
-    stats_.queued_completions -= n;
-    if (ready_.empty() || slice_posted_)
-      return false;
-    slice_posted_ = true;
-    return true;
+    else
+      done.ops.push(op);
+  }
+
+  // Lock not held.
+  void send(completions& done)
+  {
+    post_completions(done.ops);
+    if (done.post_slice)
+      scheduler_.post_immediate_completion(&slice_op_, false);
+  }
+
+  // True when at most one thread runs the context (io_context(1) or an
+  // unlocked context): handlers can then be called from the slice operation
+  // in a batch without losing parallelism.
+  static bool runs_on_one_thread(int concurrency_hint)
+  {
+    return concurrency_hint == 1
+      || !BOOST_ASIO_CONCURRENCY_HINT_IS_LOCKING(SCHEDULER, concurrency_hint);
   }
 
   void shutdown() override
@@ -756,7 +849,8 @@ private:
           ops.push(op);
         }
       });
-      ops.push(ready_);
+      ops.push(decided_);
+      ops.push(expired_);
       stats_.pending_waits = 0;
       stats_.timers_in_wheel = 0;
       stats_.queued_completions = 0;
@@ -783,10 +877,17 @@ private:
   tick_type drive_tick_ = detail::never_tick;  // armed for, or never
   bool drive_busy_ = false;  // cancelled or fired, not yet completed
 
-  // Expired waits beyond the current slice (fairness, SPEC 3.6).
-  detail::wait_op_queue ready_;
+  // Waits whose handler has not been called or posted yet. expired_: the
+  // expiries a drive wakeup found, handed out at most
+  // max_completions_per_slice a slice (fairness). decided_: with inline
+  // completions, waits aborted or found due by a call of the user, all
+  // completed by the next slice as Asio would post them all at once.
+  detail::wait_op_queue expired_;
+  detail::wait_op_queue decided_;
+  std::size_t decided_count_ = 0;
   slice_op slice_op_;
-  bool slice_posted_ = false;
+  bool slice_posted_ = false;  // slice_op_ is queued in the scheduler
+  const bool inline_completions_;
 
   bool shutdown_ = false;
   wheel_stats stats_;

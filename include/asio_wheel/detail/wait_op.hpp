@@ -3,9 +3,9 @@
 //
 // The operation behind one async_wait: a scheduler operation that owns the
 // handler, is queued on its timer while pending, and completes itself
-// through Asio's handler_work (associated executor, outstanding work) once
-// the service hands it to the scheduler. The memory comes from the handler's
-// associated allocator; that is the only allocation of a wait.
+// through Asio's handler_work (associated executor, outstanding work). The
+// memory comes from the handler's associated allocator (op_pool for the
+// default one); that is the only allocation of a wait.
 //
 
 #ifndef ASIO_WHEEL_DETAIL_WAIT_OP_HPP
@@ -14,13 +14,18 @@
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/detail/bind_handler.hpp>
 #include <boost/asio/detail/fenced_block.hpp>
-#include <boost/asio/detail/handler_alloc_helpers.hpp>
+#include <asio_wheel/detail/op_pool.hpp>
+
+#include <boost/asio/associated_allocator.hpp>
 #include <boost/asio/detail/handler_work.hpp>
 #include <boost/asio/detail/memory.hpp>
 #include <boost/asio/detail/op_queue.hpp>
 #include <boost/asio/detail/scheduler_operation.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/system/error_code.hpp>
+
+#include <memory>
+#include <type_traits>
 
 namespace asio_wheel {
 namespace detail {
@@ -61,7 +66,50 @@ template <typename Handler, typename IoExecutor>
 class wait_op : public wait_op_base
 {
 public:
-  BOOST_ASIO_DEFINE_HANDLER_PTR(wait_op);
+  using allocator_type = boost::asio::associated_allocator_t<Handler>;
+
+  // Owns the operation's memory and object until released, like the
+  // handler_ptr Asio's operations use.
+  struct ptr
+  {
+    Handler* h;
+    void* v;
+    wait_op* p;
+
+    ~ptr() { reset(); }
+
+    static void* allocate(Handler& handler)
+    {
+      if constexpr (std::is_same<allocator_type, std::allocator<void>>::value)
+        return op_pool::allocate(sizeof(wait_op));
+      else
+        return rebound(handler).allocate(1);
+    }
+
+    void reset()
+    {
+      if (p)
+      {
+        p->~wait_op();
+        p = 0;
+      }
+      if (v)
+      {
+        if constexpr (std::is_same<allocator_type, std::allocator<void>>::value)
+          op_pool::deallocate(v, sizeof(wait_op));
+        else
+          rebound(*h).deallocate(static_cast<wait_op*>(v), 1);
+        v = 0;
+      }
+    }
+
+  private:
+    static auto rebound(Handler& handler)
+    {
+      return typename std::allocator_traits<allocator_type>::template
+        rebind_alloc<wait_op>(boost::asio::get_associated_allocator(handler));
+    }
+  };
 
   wait_op(Handler& h, const IoExecutor& io_ex)
     : wait_op_base(&wait_op::do_complete),
