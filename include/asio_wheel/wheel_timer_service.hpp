@@ -146,8 +146,10 @@ public:
   /// @name Implementation interface used by basic_wheel_timer.
   /// @{
 
+  /// Initialises a new timer: no expiry, no wait.
   void construct(implementation_type& impl) { impl.expiry = time_point(); }
 
+  /// Destroys a timer: its pending waits complete with operation_aborted.
   void destroy(implementation_type& impl)
   {
     completions done;
@@ -160,12 +162,14 @@ public:
     send(done);
   }
 
+  /// impl (new) takes over other's expiry, pending waits and wheel entry.
   void move_construct(implementation_type& impl, implementation_type& other)
   {
     lock_type lock(mutex_);
     take_over(impl, other);
   }
 
+  /// impl aborts its own pending waits, then takes over other's.
   void move_assign(implementation_type& impl,
       wheel_timer_service& other_service, implementation_type& other)
   {
@@ -203,6 +207,7 @@ public:
     return cancel_and_set_expiry(impl, 1, nullptr);
   }
 
+  /// The timer's expiry.
   time_point expiry(const implementation_type& impl) const
   {
     return impl.expiry;
