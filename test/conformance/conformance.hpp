@@ -1,0 +1,186 @@
+// Shared scaffolding of the conformance suite: the list of timer types every
+// test is instantiated for, and small helpers (bounded runs, completion
+// recorders, a counting allocator) used by members.cpp, tokens.cpp and
+// semantics.cpp.
+//
+// The suite pins down what boost::asio::steady_timer does (SPEC sections 2-4)
+// and runs the same test bodies against asio_wheel::wheel_timer (default
+// options, and once more with options that stress the wheel's edge cases): a
+// test that passes on steady_timer is right, and passing it on wheel_timer
+// proves the drop-in claim.
+#ifndef ASIO_WHEEL_TEST_CONFORMANCE_HPP
+#define ASIO_WHEEL_TEST_CONFORMANCE_HPP
+
+#include <boost/asio.hpp>
+#include <boost/test/unit_test.hpp>
+
+// The one-line switch: 1 runs every test on asio_wheel::wheel_timer too, 0
+// runs only the steady_timer reference (used while the library did not exist).
+#define CONFORMANCE_WITH_WHEEL_TIMER 1
+
+#if CONFORMANCE_WITH_WHEEL_TIMER
+#include <asio_wheel.hpp>
+#endif
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace conformance {
+
+using namespace std::chrono_literals;
+
+// How a timer type's io_context is set up, and the wait traits it must report.
+// The default: nothing to configure, Asio's steady_clock traits.
+template <class Timer>
+struct timer_profile {
+  using expected_traits = boost::asio::wait_traits<std::chrono::steady_clock>;
+  static void configure(boost::asio::io_context&) {}
+};
+
+#if CONFORMANCE_WITH_WHEEL_TIMER
+// A second wheel configuration that drives the edge cases of the wheel
+// through the same behaviour tests: a 2 ms tick (expiries fall between tick
+// boundaries), 8 slots (one revolution is 16 ms, so any longer wait goes round
+// several times) and one completion per slice (every batch of expiries is split
+// across slices). Distinct wait traits give it a service of its own.
+struct stressed_wheel_traits : boost::asio::wait_traits<std::chrono::steady_clock> {};
+using stressed_wheel_timer = asio_wheel::basic_wheel_timer<std::chrono::steady_clock, stressed_wheel_traits>;
+
+template <>
+struct timer_profile<stressed_wheel_timer> {
+  using expected_traits = stressed_wheel_traits;
+  static void configure(boost::asio::io_context& io) {
+    asio_wheel::wheel_options options;
+    options.tick = std::chrono::milliseconds(2);
+    options.slots = 8;
+    options.max_completions_per_slice = 1;
+    boost::asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock, stressed_wheel_traits>>(
+        io, options);
+  }
+};
+
+using timer_types = std::tuple<boost::asio::steady_timer, asio_wheel::wheel_timer, stressed_wheel_timer>;
+#else
+using timer_types = std::tuple<boost::asio::steady_timer>;
+#endif
+
+// The io_context every test uses: configured for Timer before any timer exists.
+template <class Timer>
+class test_context : public boost::asio::io_context {
+ public:
+  test_context() { timer_profile<Timer>::configure(*this); }
+  explicit test_context(int concurrency_hint) : boost::asio::io_context(concurrency_hint) {
+    timer_profile<Timer>::configure(*this);
+  }
+};
+
+// Upper bound for any single io_context run in this suite. Nothing here
+// should take more than a few hundred milliseconds; the bound only exists so
+// that a lost completion fails the test instead of hanging it.
+inline constexpr std::chrono::seconds run_limit{5};
+
+// Runs io until it runs out of work (at most run_limit) and reports whether
+// it did. A false result means some operation never completed.
+inline bool run_until_out_of_work(boost::asio::io_context& io) {
+  io.restart();
+  io.run_for(run_limit);
+  // run_for() stops the io_context only when no work is left; a timeout
+  // returns with the context still running.
+  return io.stopped();
+}
+
+#define CONFORMANCE_RUN_TO_COMPLETION(io)                                        \
+  BOOST_REQUIRE_MESSAGE(::conformance::run_until_out_of_work(io),                \
+                        "io_context still had outstanding work after "          \
+                        "run_for(5s): a wait never completed")
+
+// What one wait handler saw: how often it ran, the last error, and whether
+// Clock::now() had reached the timer's expiry at that moment.
+struct completion_record {
+  int invocations = 0;
+  boost::system::error_code ec;
+  bool ran_at_or_after_expiry = false;
+};
+
+// A handler that records into a completion_record. It checks "never early"
+// against the expiry the timer had when the wait was started.
+template <class Timer>
+auto recorder(completion_record& record, typename Timer::time_point expiry) {
+  return [&record, expiry](boost::system::error_code ec) {
+    ++record.invocations;
+    record.ec = ec;
+    record.ran_at_or_after_expiry = Timer::clock_type::now() >= expiry;
+  };
+}
+
+template <class Timer>
+auto recorder(completion_record& record, const Timer& timer) {
+  return recorder<Timer>(record, timer.expiry());
+}
+
+inline std::string describe(const boost::system::error_code& ec) {
+  return ec ? ec.message() + " (" + std::to_string(ec.value()) + ")" : "success";
+}
+
+inline bool is_aborted(const boost::system::error_code& ec) {
+  return ec == boost::asio::error::operation_aborted;
+}
+
+template <class TimePoint>
+long long ns_since_epoch(TimePoint tp) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
+}
+
+// Sets a flag when the last copy of it is destroyed; handlers carry one to
+// report that they were destroyed (for example at shutdown).
+inline std::shared_ptr<int> destruction_witness(bool& destroyed) {
+  return std::shared_ptr<int>(new int(0), [&destroyed](int* p) {
+    delete p;
+    destroyed = true;
+  });
+}
+
+// Allocation counts shared by all rebound copies of a counting_allocator.
+struct allocation_counts {
+  std::atomic<std::size_t> allocations{0};
+  std::atomic<std::size_t> deallocations{0};
+};
+
+// Minimal allocator that forwards to operator new and counts; used with
+// bind_allocator to prove the handler's associated allocator is used.
+template <class T>
+struct counting_allocator {
+  using value_type = T;
+  allocation_counts* counts;
+
+  explicit counting_allocator(allocation_counts& c) noexcept : counts(&c) {}
+  template <class U>
+  counting_allocator(const counting_allocator<U>& other) noexcept : counts(other.counts) {}
+
+  T* allocate(std::size_t n) {
+    ++counts->allocations;
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t) noexcept {
+    ++counts->deallocations;
+    ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const counting_allocator<U>& other) const noexcept {
+    return counts == other.counts;
+  }
+  template <class U>
+  bool operator!=(const counting_allocator<U>& other) const noexcept {
+    return counts != other.counts;
+  }
+};
+
+}  // namespace conformance
+
+#endif  // ASIO_WHEEL_TEST_CONFORMANCE_HPP
