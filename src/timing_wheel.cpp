@@ -47,7 +47,7 @@ timing_wheel::~timing_wheel()
 void timing_wheel::insert(wheel_entry& e, tick_type due) noexcept
 {
   assert(!e.in_wheel());
-  assert(due > current_);
+  assert(due > horizon());
   file(e, due);
   ++size_;
 }
@@ -57,7 +57,10 @@ void timing_wheel::erase(wheel_entry& e) noexcept
   assert(e.in_wheel());
   const std::size_t s = static_cast<std::size_t>(e.filed_tick) & mask_;
   slot& sl = slots_[s];
-  sl.entries.erase(slot_list::s_iterator_to(e));
+  // Unlinks e from whichever list holds it: its slot, or detached_ while a
+  // bounded advance is processing that slot.
+  slot_list::node_algorithms::unlink(slot_list::value_traits::to_node_ptr(e));
+  slot_list::node_algorithms::init(slot_list::value_traits::to_node_ptr(e));
   --size_;
   // The slot's minimum is left as it is (a conservative early bound) unless
   // the slot empties: recomputing it would walk the slot on every cancel.
@@ -117,6 +120,32 @@ std::size_t timing_wheel::next_occupied(std::size_t from) const noexcept
     }
   }
   return npos;
+}
+
+tick_type timing_wheel::next_slot_of_pass() noexcept
+{
+  while (position_ <= pass_end_)
+  {
+    const std::size_t start = static_cast<std::size_t>(position_) & mask_;
+    std::size_t s = next_occupied(start);
+    tick_type t;
+    if (s != npos)
+      t = position_ + static_cast<tick_type>(s - start);
+    else
+    {
+      s = next_occupied(0);
+      if (s == npos)
+        break;
+      t = position_ + static_cast<tick_type>(mask_ + 1 - start + s);
+    }
+    if (t > pass_end_)
+      break;
+    if (slots_[s].min_filed <= target_)
+      return t;
+    position_ = t + 1;  // only later rounds here: skipped, not visited
+  }
+  position_ = pass_end_ + 1;
+  return never_tick;
 }
 
 tick_type timing_wheel::next_due() const noexcept

@@ -46,14 +46,17 @@
 namespace asio_wheel {
 namespace detail {
 
-/// A timer's implementation as the wheel and the operations see it: the
-/// intrusive wheel entry plus the FIFO of its pending waits. The entry is in
-/// the wheel while the FIFO is not empty; after its last wait was aborted it
-/// may stay there as a "ghost" (see retire), which a new wait reuses and a
-/// walk drops.
-struct timer_state : wheel_entry
+/// The FIFO of a timer's pending waits, as its operations see the timer.
+struct timer_state
 {
   wait_op_queue waits;
+};
+
+/// The expiry, first in the timer's implementation (see below).
+template <typename TimePoint>
+struct timer_expiry
+{
+  TimePoint expiry{};
 };
 
 } // namespace detail
@@ -89,10 +92,15 @@ public:
   static_assert(std::is_integral<typename duration::rep>::value,
       "the wheel counts ticks in the clock's integral representation");
 
-  /// Per-timer state, embedded in basic_wheel_timer.
-  struct implementation_type : detail::timer_state
+  /// Per-timer state, embedded in basic_wheel_timer: the expiry, the FIFO of
+  /// pending waits and the intrusive wheel entry. The entry is in the wheel
+  /// while the FIFO is not empty; after its last wait was aborted it may stay
+  /// there as a "ghost" (see retire), which a new wait reuses and a walk
+  /// drops. The expiry and the FIFO come first so that a reschedule, which
+  /// touches only them, usually touches one cache line of the timer.
+  struct implementation_type
+    : detail::timer_expiry<time_point>, detail::timer_state, detail::wheel_entry
   {
-    time_point expiry{};
   };
 
   /// Creates the service with default wheel_options (use_service).
@@ -235,7 +243,7 @@ public:
       if (!(t < old_expiry))
         return moved;  // later: filed_tick stays <= the new due tick
       const detail::tick_type due = due_tick(t);
-      if (due <= wheel_.current_tick())
+      if (due <= wheel_.horizon())
       {
         wheel_.erase(impl);
         expire(impl, Clock::now(),
@@ -446,11 +454,18 @@ private:
     scheduler_.post_deferred_completions(q);
   }
 
-  static std::size_t count(const detail::wait_op_queue& q) noexcept
+  // The usual one wait is counted from the queue's ends alone: a reschedule
+  // must not touch the operation, a separate block of memory (a cache miss).
+  static std::size_t count(detail::wait_op_queue& q) noexcept
   {
+    using access = boost::asio::detail::op_queue_access;
+    detail::wait_op_base* op = q.front();
+    if (!op)
+      return 0;
+    if (op == access::back(q))
+      return 1;
     std::size_t n = 0;
-    for (detail::wait_op_base* op = const_cast<detail::wait_op_queue&>(q).front();
-        op; op = boost::asio::detail::op_queue_access::next(op))
+    for (; op; op = access::next(op))
       ++n;
     return n;
   }
@@ -486,7 +501,7 @@ private:
       }
       scheduler_.work_started();
       const tick_type due = due_tick(impl.expiry);
-      if (due <= wheel_.current_tick())
+      if (due <= wheel_.horizon())
       {
         // Already due: completes soon with success, never inside async_wait.
         ++stats_.waits_expired;
@@ -633,10 +648,14 @@ private:
   {
     if (impl.expiry < now)
     {
-      const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(
-          now - impl.expiry);
-      if (late > stats_.max_lateness)
-        stats_.max_lateness = late;
+      // Saturating: an expiry such as time_point::min() is "infinitely" late.
+      const duration late = time_traits::subtract(now, impl.expiry);
+      const auto late_ns = late >= std::chrono::duration_cast<duration>(
+            (std::chrono::nanoseconds::max)())
+        ? (std::chrono::nanoseconds::max)()
+        : std::chrono::duration_cast<std::chrono::nanoseconds>(late);
+      if (late_ns > stats_.max_lateness)
+        stats_.max_lateness = late_ns;
     }
     while (detail::wait_op_base* op = impl.waits.front())
     {
@@ -686,33 +705,54 @@ private:
       if (!ec)
       {
         ++stats_.drive_wakeups;
-        const time_point now = Clock::now();
         const std::uint64_t expired_before = stats_.waits_expired;
-        wheel_.advance(tick_at(now),
-            [this](const detail::wheel_entry& e) {
-              const auto& impl = static_cast<const implementation_type&>(e);
-              // A ghost is "due" where it is filed: the walk drops it.
-              return impl.waits.empty() ? impl.filed_tick : due_tick(impl.expiry);
-            },
-            [this, &now](detail::wheel_entry& e) {
-              auto& impl = static_cast<implementation_type&>(e);
-              if (impl.waits.empty())
-                return;
-              --stats_.timers_in_wheel;
-              expire(impl, now, [this](detail::wait_op_base* op) {
-                expired_.push(op);
-                ++stats_.queued_completions;
-              });
-            });
-        if (stats_.waits_expired == expired_before)
+        advance_wheel(tick_at(Clock::now()));
+        if (stats_.waits_expired == expired_before && !wheel_.advancing())
           ++stats_.empty_wakeups;
       }
-      // Ghosts alone must not keep the drive timer (and so run()) going.
-      const tick_type next = wheel_.next_due();
-      if (next != detail::never_tick && stats_.pending_waits != 0)
-        arm_if_earlier(next);
+      else if (!wheel_.advancing())
+        arm_for_next_due();
     }
     run_slice();
+  }
+
+  // Advances the wheel to tick `to`, or continues the advance in progress,
+  // visiting at most one slice's worth of entries; expired waits go to
+  // expired_. Once the advance is complete, arms the drive timer for the
+  // next due tick. Lock held.
+  void advance_wheel(tick_type to)
+  {
+    const time_point now = Clock::now();
+    wheel_.advance(to,
+        [this](const detail::wheel_entry& e) {
+          const auto& impl = static_cast<const implementation_type&>(e);
+          // A ghost is "due" where it is filed: the walk drops it.
+          return impl.waits.empty() ? impl.filed_tick : due_tick(impl.expiry);
+        },
+        [this, &now](detail::wheel_entry& e) {
+          auto& impl = static_cast<implementation_type&>(e);
+          if (impl.waits.empty())
+            return;
+          --stats_.timers_in_wheel;
+          expire(impl, now, [this](detail::wait_op_base* op) {
+            expired_.push(op);
+            ++stats_.queued_completions;
+          });
+        },
+        options_.max_completions_per_slice);
+    if (!wheel_.advancing())
+      arm_for_next_due();
+  }
+
+  // Ghosts alone must not keep the drive timer (and so run()) going.
+  // Lock held; no advance in progress.
+  void arm_for_next_due()
+  {
+    if (stats_.pending_waits == 0)
+      return;
+    const tick_type next = wheel_.next_due();
+    if (next != detail::never_tick)
+      arm_if_earlier(next);
   }
 
   void on_slice()
@@ -725,9 +765,9 @@ private:
   }
 
   // Completes the next slice: every wait of decided_ and at most
-  // max_completions_per_slice of expired_, and makes sure the slice
-  // operation comes back for the rest, after whatever else became ready
-  // meanwhile. Called from a thread running the
+  // max_completions_per_slice of expired_ (continuing a bounded advance of
+  // the wheel to find them), and makes sure the slice operation comes back
+  // for the rest, after whatever else became ready meanwhile. Called from a thread running the
   // context (in the drive or the slice operation); lock not held.
   void run_slice()
   {
@@ -735,6 +775,8 @@ private:
     bool post_slice = false;
     {
       lock_type lock(mutex_);
+      if (wheel_.advancing() && expired_.empty())
+        advance_wheel(wheel_.horizon());  // the next part of a storm
       std::size_t n = decided_count_;
       batch.push(decided_);
       decided_count_ = 0;
@@ -748,7 +790,8 @@ private:
         ++n;
       }
       stats_.queued_completions -= n;
-      if (!inline_completions_ && !expired_.empty() && !slice_posted_)
+      if (!inline_completions_ && (!expired_.empty() || wheel_.advancing())
+          && !slice_posted_)
         post_slice = slice_posted_ = true;
     }
     if (!inline_completions_)
@@ -800,7 +843,8 @@ private:
         rest.push(decided_);
         decided_.push(rest);
       }
-      if ((!decided_.empty() || !expired_.empty()) && !slice_posted_)
+      if ((!decided_.empty() || !expired_.empty() || wheel_.advancing())
+          && !slice_posted_)
         post_slice = slice_posted_ = true;
     }
     if (post_slice)

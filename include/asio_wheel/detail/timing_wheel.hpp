@@ -16,11 +16,19 @@
 // filed. When its old slot comes round, advance() asks for its real due tick
 // and moves it then. Moving an expiry later is therefore a plain store.
 //
+// Bounded advancing: advance() can stop after a number of visited entries
+// and resume later, so that a storm of expiries (100,000 waits due in the
+// same tick) is processed in slices between which the event loop does other
+// work. A slot being processed is detached whole (O(1)); each of its entries
+// is visited once per pass, however often the pass is interrupted.
+//
 
 #ifndef ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
 #define ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
 
 #include <boost/intrusive/list.hpp>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -68,10 +76,17 @@ public:
   /// Every entry filed at or before this tick has been processed.
   tick_type current_tick() const noexcept { return current_; }
 
+  /// True while an advance() stopped by its visit budget is unfinished.
+  bool advancing() const noexcept { return advancing_; }
+
+  /// The tick up to which entries are (being) processed: a new entry due at
+  /// or before it would be missed by the pass and is due already.
+  tick_type horizon() const noexcept { return advancing_ ? target_ : current_; }
+
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
 
-  /// Files @p e at @p due. Requires !e.in_wheel() and due > current_tick().
+  /// Files @p e at @p due. Requires !e.in_wheel() and due > horizon().
   void insert(wheel_entry& e, tick_type due) noexcept;
 
   /// Removes @p e. Requires e.in_wheel().
@@ -85,9 +100,12 @@ public:
   /// Processes all ticks up to and including @p to. For each entry filed at
   /// or before @p to, `due_of(entry)` gives its real due tick: if that is at
   /// or before @p to the entry is unlinked and `expire(entry)` is called,
-  /// otherwise it is re-filed at that tick. Returns the number expired.
+  /// otherwise it is re-filed at that tick. Stops after visiting about
+  /// @p max_visits entries, leaving advancing() true; a later call (with the
+  /// same or a later @p to) resumes. Returns the number expired.
   template <typename DueOf, typename Expire>
-  std::size_t advance(tick_type to, DueOf&& due_of, Expire&& expire);
+  std::size_t advance(tick_type to, DueOf&& due_of, Expire&& expire,
+      std::size_t max_visits = (std::numeric_limits<std::size_t>::max)());
 
   /// Counters since construction.
   std::uint64_t lazy_refilings() const noexcept { return lazy_refilings_; }
@@ -116,9 +134,9 @@ private:
   void mark_empty(std::size_t s) noexcept;
   // The first occupied slot in [from, slot_count()), or npos.
   std::size_t next_occupied(std::size_t from) const noexcept;
-  // Walks slot s at time `to`; returns the number expired.
-  template <typename DueOf, typename Expire>
-  std::size_t walk(std::size_t s, tick_type to, DueOf& due_of, Expire& expire);
+  // The tick of the next occupied slot in [position_, pass_end_] whose
+  // minimum is due in this pass, or never_tick; skips the others.
+  tick_type next_slot_of_pass() noexcept;
 
   std::unique_ptr<slot[]> slots_;
   std::size_t mask_;
@@ -126,89 +144,110 @@ private:
   std::vector<std::uint64_t> summary_;   // one bit a word of occupied_
   std::size_t size_ = 0;
   tick_type current_ = 0;
+
+  // The pass of advance() in progress: ticks position_ .. pass_end_ are
+  // still to be visited (at most one revolution), entries filed up to
+  // target_ are due; detached_ holds the rest of the slot being processed.
+  bool advancing_ = false;
+  tick_type target_ = 0;
+  tick_type position_ = 0;
+  tick_type pass_end_ = 0;
+  tick_type next_target_ = 0;  // a later `to` given during the pass
+  slot_list detached_;
   std::uint64_t lazy_refilings_ = 0;
   std::uint64_t round_revisits_ = 0;
 };
 
 template <typename DueOf, typename Expire>
-std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of, Expire&& expire)
+std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
+    Expire&& expire, std::size_t max_visits)
 {
-  if (to <= current_)
-    return 0;
-  const tick_type from = current_ + 1;
-  current_ = to;
-  if (size_ == 0)
-    return 0;
-
-  // Visit the occupied slots of ticks from..to in tick order; a span of a
-  // revolution or more visits every occupied slot once.
-  const std::size_t count = (to - from) >= static_cast<tick_type>(mask_)
-      ? mask_ + 1 : static_cast<std::size_t>(to - from) + 1;
-  const std::size_t start = static_cast<std::size_t>(from) & mask_;
-  const std::size_t end = start + count;  // may pass slot_count(): wraps
   std::size_t expired = 0;
-  for (std::size_t s = next_occupied(start); s != npos && s < end && s <= mask_;
-      s = s < mask_ ? next_occupied(s + 1) : npos)
-    expired += walk(s, to, due_of, expire);
-  if (end > mask_ + 1)
-    for (std::size_t s = next_occupied(0); s != npos && s < end - (mask_ + 1);
-        s = s < mask_ ? next_occupied(s + 1) : npos)
-      expired += walk(s, to, due_of, expire);
-  return expired;
-}
-
-template <typename DueOf, typename Expire>
-std::size_t timing_wheel::walk(std::size_t s, tick_type to,
-    DueOf& due_of, Expire& expire)
-{
-  slot& sl = slots_[s];
-  if (sl.min_filed > to)
-    return 0;  // everything here is due in a later round: not even a visit
-  std::size_t expired = 0;
-  tick_type min_filed = never_tick;
-  for (auto it = sl.entries.begin(); it != sl.entries.end();)
+  std::size_t visits = 0;
+  if (advancing_)
   {
-    wheel_entry& e = *it++;
-    if (e.filed_tick > to)
+    if (to > next_target_)
+      next_target_ = to;
+  }
+  else
+  {
+    if (to <= current_)
+      return 0;
+    next_target_ = to;
+  }
+
+  for (;;)
+  {
+    if (!advancing_)
     {
-      ++round_revisits_;
-      if (e.filed_tick < min_filed)
-        min_filed = e.filed_tick;
-      continue;
+      if (next_target_ <= current_)
+        return expired;
+      // A new pass over ticks current_ + 1 .. next_target_, at most one
+      // revolution of slots: a longer span visits every slot once.
+      advancing_ = true;
+      target_ = next_target_;
+      position_ = current_ + 1;
+      pass_end_ = target_ - position_ >= static_cast<tick_type>(mask_)
+        ? position_ + static_cast<tick_type>(mask_) : target_;
     }
-    const tick_type due = due_of(static_cast<const wheel_entry&>(e));
-    if (due <= to)
+
+    // Finish the detached slot, one entry at a time.
+    while (!detached_.empty())
     {
-      sl.entries.erase(slot_list::s_iterator_to(e));
-      --size_;
-      ++expired;
-      expire(e);
-    }
-    else
-    {
-      ++lazy_refilings_;
-      if ((static_cast<std::size_t>(due) & mask_) == s)
+      if (visits >= max_visits)
+        return expired;
+      ++visits;
+      wheel_entry& e = detached_.front();
+      detached_.pop_front();
+      if (e.filed_tick > target_)
       {
-        e.filed_tick = due;  // a later round of the same slot
-        if (due < min_filed)
-          min_filed = due;
+        ++round_revisits_;
+        file(e, e.filed_tick);  // back into its slot, a later round
+        continue;
+      }
+      const tick_type due = due_of(static_cast<const wheel_entry&>(e));
+      if (due <= target_)
+      {
+        --size_;
+        ++expired;
+        expire(e);
       }
       else
       {
-        sl.entries.erase(slot_list::s_iterator_to(e));
+        ++lazy_refilings_;
         file(e, due);
       }
     }
+
+    const tick_type t = next_slot_of_pass();
+    if (t == never_tick)
+    {
+      current_ = target_;
+      advancing_ = false;
+      continue;  // another pass if a later `to` came meanwhile
+    }
+    if (visits >= max_visits)
+      return expired;
+    slot& sl = slots_[static_cast<std::size_t>(t) & mask_];
+    detached_.swap(sl.entries);
+    sl.min_filed = never_tick;
+    mark_empty(static_cast<std::size_t>(t) & mask_);
+    position_ = t + 1;
   }
-  sl.min_filed = min_filed;
-  if (sl.entries.empty())
-    mark_empty(s);
-  return expired;
 }
 
 template <typename F>
 void timing_wheel::clear(F&& f)
 {
+  while (!detached_.empty())
+  {
+    wheel_entry& e = detached_.front();
+    detached_.pop_front();
+    --size_;
+    f(e);
+  }
+  advancing_ = false;
+  current_ = (std::max)(current_, target_);
   for (std::size_t s = next_occupied(0); s != npos;
       s = s < mask_ ? next_occupied(s + 1) : npos)
   {

@@ -46,6 +46,22 @@ std::vector<test_entry*> advance(timing_wheel& w, tick_type to)
   return out;
 }
 
+// The same with a visit budget: one step of a bounded advance.
+std::vector<test_entry*> advance_some(timing_wheel& w, tick_type to, std::size_t budget)
+{
+  std::vector<test_entry*> out;
+  w.advance(to,
+      [](const wheel_entry& e) { return static_cast<const test_entry&>(e).due; },
+      [&](wheel_entry& e) {
+        auto& t = static_cast<test_entry&>(e);
+        ++t.expired;
+        t.expired_at = to;
+        out.push_back(&t);
+      },
+      budget);
+  return out;
+}
+
 void insert(timing_wheel& w, test_entry& e, tick_type due)
 {
   e.due = due;
@@ -229,6 +245,56 @@ BOOST_AUTO_TEST_CASE(large_wheel_bitmap_search_crosses_summary_words)
   BOOST_TEST(advance(w, 60000).size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(bounded_advance_processes_a_storm_in_slices)
+{
+  std::vector<test_entry> es(1000);
+  timing_wheel w(8);
+  for (auto& e : es)
+    insert(w, e, 5);  // all in one slot, due together
+  std::size_t expired = 0, steps = 0;
+  do
+  {
+    const auto out = advance_some(w, 5, 100);
+    BOOST_TEST_REQUIRE(out.size() <= 100u, "a step visited more than its budget");
+    expired += out.size();
+    ++steps;
+  } while (w.advancing() && steps < 100);
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(expired == 1000u);
+  BOOST_TEST(steps >= 10u, "the storm was not split: " << steps << " steps");
+  for (auto& e : es)
+    BOOST_TEST_REQUIRE(e.expired == 1);
+  BOOST_TEST(w.empty());
+}
+
+BOOST_AUTO_TEST_CASE(entries_erased_or_added_during_a_bounded_advance)
+{
+  std::vector<test_entry> es(10);
+  test_entry late, added;
+  timing_wheel w(8);
+  for (auto& e : es)
+    insert(w, e, 3);
+  insert(w, late, 3 + 8);  // same slot, next round
+  advance_some(w, 3, 2);   // detaches slot 3, expires two
+  BOOST_TEST_REQUIRE(w.advancing());
+  BOOST_TEST(w.horizon() == 3);
+  w.erase(es[9]);          // still in the detached slot
+  BOOST_TEST(!es[9].in_wheel());
+  insert(w, added, w.horizon() + 1);
+  while (w.advancing())
+    advance_some(w, 3, 2);
+  for (int i = 0; i < 9; ++i)
+    BOOST_TEST(es[i].expired == 1, "entry " << i);
+  BOOST_TEST(es[9].expired == 0, "an erased entry expired");
+  BOOST_TEST(late.expired == 0);
+  BOOST_TEST(late.in_wheel(), "a later round was dropped");
+  BOOST_TEST(w.size() == 2u);
+  BOOST_TEST(w.next_due() == 4);
+  advance(w, 11);
+  BOOST_TEST(added.expired == 1);
+  BOOST_TEST(late.expired == 1);
+}
+
 // Random inserts, erases, lazy and eager moves and advances, checked against
 // a map from entry to due tick: every entry expires exactly once, at the
 // first advance whose target reaches its due tick, and next_due() is never
@@ -286,13 +352,40 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
         BOOST_TEST_REQUIRE(w.next_due() <= earliest,
             "seed " << seed << ": next_due " << w.next_due() << " after the earliest due " << earliest);
         const tick_type to = now + static_cast<tick_type>(rng() % (slots * 2 + 2));
-        for (test_entry* x : advance(w, to))
+        // Half the time a bounded advance, with inserts, erasures and moves
+        // between its steps, as the service does between slices.
+        const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
+        do
         {
-          BOOST_TEST_REQUIRE(model.count(x) == 1u, "seed " << seed << ": expired an entry not in the wheel");
-          BOOST_TEST_REQUIRE(model[x] <= to, "seed " << seed << ": expired early");
-          BOOST_TEST_REQUIRE(x->expired == 1, "seed " << seed << ": expired twice");
-          model.erase(x);
-        }
+          for (test_entry* x : advance_some(w, to, budget))
+          {
+            BOOST_TEST_REQUIRE(model.count(x) == 1u, "seed " << seed << ": expired an entry not in the wheel");
+            BOOST_TEST_REQUIRE(model[x] <= to, "seed " << seed << ": expired early");
+            BOOST_TEST_REQUIRE(x->expired == 1, "seed " << seed << ": expired twice");
+            model.erase(x);
+          }
+          if (w.advancing())
+          {
+            test_entry& y = es[rng() % es.size()];
+            const tick_type due = w.horizon() + 1 + static_cast<tick_type>(rng() % (slots * 4 + 3));
+            if (!y.in_wheel())
+            {
+              y.expired = 0;
+              insert(w, y, due);
+              model[&y] = due;
+            }
+            else if (rng() % 2)
+            {
+              w.erase(y);
+              model.erase(&y);
+            }
+            else if (due >= y.filed_tick)
+            {
+              y.due = due;
+              model[&y] = due;
+            }
+          }
+        } while (w.advancing());
         for (auto& [p, due] : model)
           BOOST_TEST_REQUIRE(due > to, "seed " << seed << ": entry due at " << due << " missed at " << to);
         now = to;

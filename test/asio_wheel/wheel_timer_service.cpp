@@ -1,0 +1,590 @@
+// wheel_timer_service.cpp: tests of asio_wheel::wheel_timer_service
+// (include/asio_wheel/wheel_timer_service.hpp) on the manual clock: its stats() through a
+// scripted scenario, no drive wakeups for an idle or far-only wheel, fairness slices during an
+// expiry storm, exceptions thrown by handlers, run() on four threads (and on one) with strands,
+// the drive timer keeping run() alive exactly while a wait is pending, and the handlers that
+// did not run being destroyed with the context.
+#include "wheel_test_support.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <atomic>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using namespace asio_wheel_test;
+
+namespace {
+
+constexpr std::chrono::nanoseconds tick = 1ms;
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(stats)
+
+BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  const auto t0 = align_clock_to(tick);
+  boost::asio::io_context io(concurrency_hint);
+  auto& service = install_service(io, make_options(tick, 8));
+  const auto at = [&](double n) { return t0 + ticks(n, tick); };
+  const auto step_to = [&](double n) {
+    advance_in_steps(io, at(n) - manual_clock::now(), tick);
+  };
+
+  auto s = service.stats();
+  BOOST_TEST(s.timers_in_wheel == 0u);
+  BOOST_TEST(s.pending_waits == 0u);
+  BOOST_TEST(s.queued_completions == 0u);
+  BOOST_TEST(s.drive_wakeups == 0u);
+  BOOST_TEST(s.empty_wakeups == 0u);
+  BOOST_TEST(s.waits_expired == 0u);
+  BOOST_TEST(s.waits_cancelled == 0u);
+  BOOST_TEST(s.lazy_refilings == 0u);
+  BOOST_TEST(s.round_revisits == 0u);
+  BOOST_TEST(s.max_lateness.count() == 0);
+
+  // a (2 waits) is due at tick 4, b at tick 12: with 8 slots both sit in slot 4, b one round on.
+  manual_timer a(io, at(3.5)), b(io, at(11.5));
+  wait_record a1, a2, b1;
+  a.async_wait(record_into(a1));
+  a.async_wait(record_into(a2));
+  b.async_wait(record_into(b1));
+  s = service.stats();
+  BOOST_TEST(s.timers_in_wheel == 2u, "two timers with waits are two wheel entries");
+  BOOST_TEST(s.pending_waits == 3u);
+
+  step_to(3);
+  s = service.stats();
+  BOOST_TEST(s.drive_wakeups == 0u, "woken during ticks 1-3 although nothing was due");
+  BOOST_TEST(a1.calls == 0);
+
+  step_to(4);
+  s = service.stats();
+  BOOST_TEST(a1.succeeded_once());
+  BOOST_TEST(a2.succeeded_once());
+  BOOST_TEST(s.drive_wakeups == 1u);
+  BOOST_TEST(s.empty_wakeups == 0u);
+  BOOST_TEST(s.waits_expired == 2u);
+  BOOST_TEST(s.pending_waits == 1u);
+  BOOST_TEST(s.timers_in_wheel == 1u);
+  BOOST_TEST(s.round_revisits == 1u, "b shares slot 4 one round later: one revisit at tick 4");
+  BOOST_TEST(s.queued_completions == 0u, "all 2 expired waits were handed over in one slice,"
+      " yet queued_completions is " << s.queued_completions);
+  BOOST_TEST(s.max_lateness.count() == ticks(0.5, tick).count(),
+      "completed at tick 4, expiry 3.5 ticks");
+
+  step_to(11);
+  BOOST_TEST(service.stats().drive_wakeups == 1u, "woken between tick 4 and tick 12");
+  step_to(12);
+  s = service.stats();
+  BOOST_TEST(b1.succeeded_once());
+  BOOST_TEST(s.drive_wakeups == 2u);
+  BOOST_TEST(s.waits_expired == 3u);
+  BOOST_TEST(s.pending_waits == 0u);
+  BOOST_TEST(s.timers_in_wheel == 0u);
+
+  // A later reschedule: the entry stays filed at tick 15 and is re-filed when slot 7 comes
+  // round. That wakeup completes nothing: an empty wakeup.
+  manual_timer c(io, at(14.5));
+  wait_record c1;
+  c.async_wait(record_into(c1));
+  BOOST_TEST(c.reschedule_at(at(21.5)) == 1u);
+  BOOST_TEST(service.stats().lazy_refilings == 0u);
+  step_to(15);
+  s = service.stats();
+  BOOST_TEST(c1.calls == 0);
+  BOOST_TEST(s.lazy_refilings == 1u);
+  BOOST_TEST(s.drive_wakeups == 3u, "the old slot of a lazily moved entry must be visited");
+  BOOST_TEST(s.empty_wakeups == 1u, "the wakeup at tick 15 completed no wait");
+  step_to(22);
+  s = service.stats();
+  BOOST_TEST(c1.succeeded_once());
+  BOOST_TEST(s.drive_wakeups == 4u);
+  BOOST_TEST(s.empty_wakeups == 1u);
+  BOOST_TEST(s.waits_expired == 4u);
+
+  // A clock jump: d expires at 23.5 ticks and is seen at 30: 6.5 ticks late.
+  manual_timer d(io, at(23.5));
+  wait_record d1;
+  d.async_wait(record_into(d1));
+  manual_clock::set(at(30));
+  settle(io);
+  s = service.stats();
+  BOOST_TEST(d1.succeeded_once());
+  BOOST_TEST(s.max_lateness.count() == ticks(6.5, tick).count(),
+      "max_lateness " << s.max_lateness.count() << " ns, expected 6.5 ticks");
+  BOOST_TEST(s.drive_wakeups == 5u);
+
+  // Cancellation: cancel() of two waits, then cancel_one() of the last pending wait. f is
+  // armed first, so the drive timer is armed for tick 34 and must be disarmed by the cancels.
+  manual_timer e(io, at(40.5)), f(io, at(33.5));
+  wait_record e1, e2, f1;
+  f.async_wait(record_into(f1));
+  e.async_wait(record_into(e1));
+  e.async_wait(record_into(e2));
+  BOOST_TEST(e.cancel() == 2u);
+  s = service.stats();
+  BOOST_TEST(s.waits_cancelled == 2u);
+  BOOST_TEST(s.pending_waits == 1u);
+  BOOST_TEST(s.timers_in_wheel == 1u);
+  BOOST_TEST(f.cancel_one() == 1u);
+  settle(io);
+  s = service.stats();
+  BOOST_TEST(e1.aborted_once());
+  BOOST_TEST(e2.aborted_once());
+  BOOST_TEST(f1.aborted_once());
+  BOOST_TEST(s.waits_cancelled == 3u);
+  BOOST_TEST(s.pending_waits == 0u);
+  BOOST_TEST(s.timers_in_wheel == 0u);
+  BOOST_TEST(io.stopped(), "nothing pending: the drive timer must not keep the context busy");
+  step_to(41);
+  BOOST_TEST(service.stats().drive_wakeups == 5u, "woken with nothing pending");
+
+  // A wakeup whose only wait was cancelled in the meantime completes nothing, so if the
+  // service still wakes at tick 46 that wakeup must count as empty.
+  manual_timer g(io, at(45.5)), h(io, at(48.5));
+  wait_record g1, h1;
+  g.async_wait(record_into(g1));
+  h.async_wait(record_into(h1));
+  BOOST_TEST(g.cancel() == 1u);
+  const auto before = service.stats();
+  step_to(46);
+  const auto after_cancelled_tick = service.stats();
+  BOOST_TEST(after_cancelled_tick.drive_wakeups - before.drive_wakeups
+      == after_cancelled_tick.empty_wakeups - before.empty_wakeups,
+      "a wakeup at a tick whose wait was cancelled must be counted as empty");
+  step_to(49);
+  s = service.stats();
+  BOOST_TEST(h1.succeeded_once());
+  BOOST_TEST(s.drive_wakeups == after_cancelled_tick.drive_wakeups + 1);
+  BOOST_TEST(s.empty_wakeups == after_cancelled_tick.empty_wakeups);
+  BOOST_TEST(s.waits_expired == 6u);
+  BOOST_TEST(s.waits_cancelled == 4u);
+
+  // expires_at and the destructor count as cancellations too (the records outlive the timer:
+  // the destructor's aborted handler runs later).
+  wait_record doomed1, reset1;
+  {
+    manual_timer doomed(io, at(60));
+    doomed.async_wait(record_into(doomed1));
+    BOOST_TEST(doomed.expires_at(at(70)) == 1u);
+    doomed.async_wait(record_into(reset1));
+  }
+  settle(io);
+  BOOST_TEST(doomed1.aborted_once());
+  BOOST_TEST(reset1.aborted_once());
+  BOOST_TEST(service.stats().waits_cancelled == 6u);
+  BOOST_TEST(service.stats().queued_completions == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(far_only_wheel_causes_no_drive_wakeups)
+{
+  boost::asio::io_context io;
+  auto& service = install_service(io, asio_wheel::wheel_options{});  // 4096 slots of 1 ms
+
+  // 1000 waits an hour ahead (spread over a second, so over many slots), while 10 minutes of
+  // manual time pass in 1 s steps: 146 revolutions of the wheel, and not one wakeup.
+  std::vector<std::unique_ptr<manual_timer>> timers;
+  std::vector<wait_record> records(1000);
+  for (int i = 0; i < 1000; ++i)
+  {
+    timers.push_back(std::make_unique<manual_timer>(io, std::chrono::hours(1) + i * 1ms));
+    timers.back()->async_wait(record_into(records[i]));
+  }
+  advance_in_steps(io, std::chrono::minutes(10), std::chrono::seconds(1));
+  auto s = service.stats();
+  BOOST_TEST(s.drive_wakeups == 0u, s.drive_wakeups << " drive wakeups for waits 50 min away");
+  BOOST_TEST(s.empty_wakeups == 0u);
+  BOOST_TEST(s.round_revisits == 0u);
+  BOOST_TEST(s.pending_waits == 1000u);
+  BOOST_TEST(s.timers_in_wheel == 1000u);
+  int completed = 0;
+  for (auto& r : records)
+    completed += r.calls;
+  BOOST_TEST(completed == 0);
+
+  for (auto& t : timers)
+    t->cancel();
+  settle(io);
+  s = service.stats();
+  BOOST_TEST(s.waits_cancelled == 1000u);
+  BOOST_TEST(s.pending_waits == 0u);
+  BOOST_TEST(io.stopped());
+  for (auto& r : records)
+    BOOST_TEST(r.aborted_once());
+}
+
+BOOST_AUTO_TEST_CASE(idle_wheel_causes_no_wakeups_and_does_not_keep_run_busy)
+{
+  boost::asio::io_context io;
+  auto& service = install_service(io, make_options(tick, 8));
+  manual_timer unused(io);  // a timer without a wait is not work
+  advance_in_steps(io, std::chrono::seconds(10), 100ms);
+  BOOST_TEST(service.stats().drive_wakeups == 0u);
+  io.restart();
+  const auto started = std::chrono::steady_clock::now();
+  io.run_for(5s);
+  BOOST_TEST(io.stopped(), "run() did not return on an idle context");
+  BOOST_TEST((std::chrono::steady_clock::now() - started < 4s));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(fairness)
+
+BOOST_DATA_TEST_CASE(expiry_storm_yields_to_other_handlers_between_slices,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  const auto t0 = align_clock_to(tick);
+  boost::asio::io_context io(concurrency_hint);
+  constexpr std::size_t slice = 8;
+  constexpr int waits = 100;
+  auto& service = install_service(io, make_options(tick, 8, slice));
+
+  std::vector<std::unique_ptr<manual_timer>> timers;
+  std::vector<int> calls(waits, 0);
+  int handlers_run = 0;
+  int handlers_run_before_posted = -1;
+  // Waits not run yet when the posted handler ran: still in the wheel (a
+  // storm is also advanced in slices) or queued for a later slice.
+  std::size_t left_when_posted_ran = 0;
+  for (int i = 0; i < waits; ++i)
+  {
+    timers.push_back(std::make_unique<manual_timer>(io, t0 + ticks(1.5, tick)));
+    timers.back()->async_wait([&, i](const boost::system::error_code& ec) {
+      BOOST_TEST(!ec);
+      ++calls[i];
+      if (++handlers_run == 1)
+        boost::asio::post(io, [&] {
+          handlers_run_before_posted = handlers_run;
+          const auto st = service.stats();
+          left_when_posted_ran = st.pending_waits + st.queued_completions;
+        });
+    });
+  }
+  advance_in_steps(io, ticks(2, tick), tick);
+
+  BOOST_TEST_MESSAGE("a handler posted during the storm ran after "
+      << handlers_run_before_posted << " of " << waits << " wait handlers (slice " << slice
+      << ")");
+  BOOST_TEST(handlers_run_before_posted >= 1, "the posted handler did not run");
+  BOOST_TEST(handlers_run_before_posted < waits,
+      "the posted handler waited for the whole storm: no slicing");
+  BOOST_TEST(handlers_run_before_posted <= static_cast<int>(2 * slice),
+      "more than the rest of one slice and a whole next slice ran before it");
+  BOOST_TEST(left_when_posted_ran > 0u, "stats() showed no waits left"
+      " (pending or queued) for later slices while the storm was being sliced");
+  BOOST_TEST(left_when_posted_ran + handlers_run_before_posted
+      <= static_cast<std::size_t>(waits));
+  for (int i = 0; i < waits; ++i)
+    BOOST_TEST(calls[i] == 1, "wait " << i << " ran " << calls[i] << " times");
+  const auto s = service.stats();
+  BOOST_TEST(s.waits_expired == static_cast<std::uint64_t>(waits));
+  BOOST_TEST(s.queued_completions == 0u);
+  BOOST_TEST(s.pending_waits == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(errors_and_threads)
+
+struct handler_failure : std::runtime_error
+{
+  using std::runtime_error::runtime_error;
+};
+
+BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  const auto t0 = align_clock_to(tick);
+  boost::asio::io_context io(concurrency_hint);
+  auto& service = install_service(io, make_options(tick, 8, 8));
+
+  // 100 waits expire in one tick and complete in slices of 8; two handlers throw, one in the
+  // first slice and one in a later one.
+  constexpr int waits = 100;
+  std::vector<std::unique_ptr<manual_timer>> timers;
+  std::vector<int> calls(waits, 0);
+  for (int i = 0; i < waits; ++i)
+  {
+    timers.push_back(std::make_unique<manual_timer>(io, t0 + ticks(1.5, tick)));
+    timers.back()->async_wait([&, i](const boost::system::error_code& ec) {
+      BOOST_TEST(!ec);
+      ++calls[i];
+      if (i == 3 || i == 50)
+        throw handler_failure("handler " + std::to_string(i));
+    });
+  }
+  manual_clock::advance(ticks(2, tick));
+
+  int caught = 0;
+  for (int attempt = 0; attempt < 10 && !io.stopped(); ++attempt)
+  {
+    try
+    {
+      io.restart();
+      io.run_for(5s);
+    }
+    catch (const handler_failure&)
+    {
+      ++caught;
+    }
+  }
+  BOOST_TEST(caught == 2, "expected both exceptions out of run(), got " << caught);
+  BOOST_TEST(io.stopped(), "run() did not finish: a wait was lost after an exception");
+  for (int i = 0; i < waits; ++i)
+    BOOST_TEST(calls[i] == 1, "wait " << i << " ran " << calls[i] << " times");
+  const auto s = service.stats();
+  BOOST_TEST(s.waits_expired == static_cast<std::uint64_t>(waits));
+  BOOST_TEST(s.queued_completions == 0u);
+  BOOST_TEST(s.pending_waits == 0u);
+}
+
+// One timer of the stress test, used only on its own strand.
+using strand_type = boost::asio::strand<boost::asio::io_context::executor_type>;
+using strand_timer = asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits, strand_type>;
+
+struct stress_timer
+{
+  stress_timer(boost::asio::io_context& io, unsigned seed)
+    : strand(boost::asio::make_strand(io)), timer(strand), rng(seed)
+  {
+  }
+
+  strand_type strand;
+  strand_timer timer;
+  std::minstd_rand rng;
+  int rounds_left = 0;
+  std::atomic<int> handlers_inside{0};
+};
+
+// Shared counters; assertions are made by the main thread (Boost.Test is not thread-safe).
+struct stress_state
+{
+  explicit stress_state(std::size_t capacity) : completions(capacity) {}
+
+  std::vector<std::atomic<int>> completions;  // per wait id
+  std::atomic<std::size_t> next_wait_id{0};
+  std::atomic<int> ids_exhausted{0};
+  std::atomic<int> chains_finished{0};
+  std::atomic<int> not_on_strand{0};
+  std::atomic<int> overlapping_handlers{0};
+  std::atomic<int> unexpected_errors{0};
+  std::atomic<int> successes{0};
+  std::atomic<int> aborts{0};
+};
+
+void start_stress_wait(stress_state& state, stress_timer& t, bool continues_chain);
+
+void arm_stress_round(stress_state& state, stress_timer& t)
+{
+  t.timer.expires_after(ticks(1 + t.rng() % 12, tick));
+  start_stress_wait(state, t, true);
+  // A disturbance of this round, run later on the same strand.
+  boost::asio::post(t.strand, [&state, &t] {
+    if (!t.strand.running_in_this_thread())
+      ++state.not_on_strand;
+    switch (t.rng() % 6)
+    {
+    case 0: break;
+    case 1: t.timer.cancel(); break;
+    case 2: t.timer.reschedule_after(ticks(t.rng() % 12, tick)); break;
+    case 3: t.timer.cancel_one(); break;
+    case 4: start_stress_wait(state, t, false); break;
+    case 5: t.timer.reschedule_at(manual_clock::now() - tick); break;
+    }
+  });
+}
+
+void start_stress_wait(stress_state& state, stress_timer& t, bool continues_chain)
+{
+  const std::size_t id = state.next_wait_id++;
+  if (id >= state.completions.size())
+  {
+    ++state.ids_exhausted;
+    return;
+  }
+  t.timer.async_wait([&state, &t, id, continues_chain](const boost::system::error_code& ec) {
+    if (!t.strand.running_in_this_thread())
+      ++state.not_on_strand;
+    if (t.handlers_inside.fetch_add(1) != 0)
+      ++state.overlapping_handlers;
+    ++state.completions[id];
+    if (!ec)
+      ++state.successes;
+    else if (ec == boost::asio::error::operation_aborted)
+      ++state.aborts;
+    else
+      ++state.unexpected_errors;
+    if (continues_chain)
+    {
+      if (--t.rounds_left > 0)
+        arm_stress_round(state, t);
+      else
+        ++state.chains_finished;
+    }
+    t.handlers_inside.fetch_sub(1);
+  });
+}
+
+// Four threads (the service posts each handler) and, for contrast, one thread (io_context(1):
+// the service calls handlers itself, in slices) while another thread moves the clock.
+const int run_thread_counts[] = {4, 1};
+
+BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
+    boost::unit_test::data::make(run_thread_counts), thread_count)
+{
+  constexpr int timer_count = 4000;
+  constexpr int rounds = 10;
+  boost::asio::io_context io(thread_count);
+  auto& service = install_service(io, make_options(tick, 256));
+  stress_state state(static_cast<std::size_t>(timer_count) * rounds * 2);
+
+  std::vector<std::unique_ptr<stress_timer>> timers;
+  for (int i = 0; i < timer_count; ++i)
+  {
+    timers.push_back(std::make_unique<stress_timer>(io, 1000u + i));
+    timers.back()->rounds_left = rounds;
+  }
+  // Posted before the threads start, so run() has work from the beginning.
+  for (auto& t : timers)
+    boost::asio::post(t->strand, [&state, &t = *t] { arm_stress_round(state, t); });
+
+  std::atomic<int> runs_returned{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < thread_count; ++i)
+    threads.emplace_back([&] {
+      io.run();
+      ++runs_returned;
+    });
+
+  // Manual time advances one tick per 100 us of real time: the pause only paces this thread
+  // against the four run() threads so that arming, cancelling and expiring interleave; no
+  // result depends on its length.
+  const auto real_start = std::chrono::steady_clock::now();
+  const auto deadline = real_start + 60s;
+  int ticks_advanced = 0;
+  while (state.chains_finished.load() < timer_count && std::chrono::steady_clock::now() < deadline)
+  {
+    manual_clock::advance(tick);
+    ++ticks_advanced;
+    std::this_thread::sleep_for(100us);
+  }
+  // Everything completed: run() must return on every thread by itself.
+  const auto return_deadline = std::chrono::steady_clock::now() + 10s;
+  while (runs_returned.load() < thread_count && std::chrono::steady_clock::now() < return_deadline)
+  {
+    manual_clock::advance(tick);
+    std::this_thread::sleep_for(1ms);
+  }
+  const bool returned_by_itself = runs_returned.load() == thread_count;
+  if (!returned_by_itself)
+    io.stop();
+  for (auto& th : threads)
+    th.join();
+  const auto real_elapsed = std::chrono::steady_clock::now() - real_start;
+
+  const std::size_t ids_used = std::min(state.next_wait_id.load(), state.completions.size());
+  std::size_t not_once = 0;
+  for (std::size_t id = 0; id < ids_used; ++id)
+    if (state.completions[id].load() != 1)
+      ++not_once;
+  BOOST_TEST_MESSAGE(ids_used << " waits on " << timer_count << " timers, " << thread_count
+      << " threads: " << state.successes.load() << " succeeded, " << state.aborts.load()
+      << " aborted, " << ticks_advanced << " ticks of manual time, "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(real_elapsed).count()
+      << " ms real");
+  BOOST_TEST(state.chains_finished.load() == timer_count, "unfinished chains: a wait was lost");
+  BOOST_TEST(returned_by_itself, "run() did not return after the last wait completed");
+  BOOST_TEST(not_once == 0u, not_once << " waits did not complete exactly once");
+  BOOST_TEST(state.ids_exhausted.load() == 0);
+  BOOST_TEST(state.not_on_strand.load() == 0, "handlers ran outside their timer's strand");
+  BOOST_TEST(state.overlapping_handlers.load() == 0, "handlers of one strand overlapped");
+  BOOST_TEST(state.unexpected_errors.load() == 0);
+  BOOST_TEST(static_cast<std::size_t>(state.successes.load() + state.aborts.load()) == ids_used);
+  const auto s = service.stats();
+  BOOST_TEST(s.pending_waits == 0u);
+  BOOST_TEST(s.timers_in_wheel == 0u);
+  BOOST_TEST(s.queued_completions == 0u);
+  BOOST_TEST(s.waits_expired + s.waits_cancelled == ids_used);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(run_lifetime)
+
+// Destroying the context destroys handlers that did not run, without invoking them: a wait
+// still in the wheel, one already due and one aborted (both queued, not run). Each handler owns
+// its timer, as a connection object usually does, so the timers die during the shutdown.
+BOOST_DATA_TEST_CASE(destroying_the_context_destroys_pending_handlers_without_invoking_them,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  auto token = std::make_shared<int>(0);
+  int invoked = 0;
+  {
+    boost::asio::io_context io(concurrency_hint);
+    install_service(io, make_options(tick, 8));
+    auto in_wheel = std::make_shared<manual_timer>(io, ticks(10, tick));
+    auto already_due = std::make_shared<manual_timer>(io, manual_clock::duration::zero());
+    auto aborted = std::make_shared<manual_timer>(io, ticks(10, tick));
+    for (auto* timer : {&in_wheel, &already_due, &aborted})
+      (*timer)->async_wait([owner = *timer, token, &invoked](const boost::system::error_code&) {
+        ++invoked;
+      });
+    BOOST_TEST(aborted->cancel() == 1u);
+    in_wheel.reset();
+    already_due.reset();
+    aborted.reset();
+    BOOST_TEST(token.use_count() == 4, "each handler holds the token");
+  }
+  BOOST_TEST(invoked == 0, "a handler ran during the context's destruction");
+  BOOST_TEST(token.use_count() == 1, "handlers (and the timers they own) were not destroyed");
+}
+
+BOOST_DATA_TEST_CASE(pending_wait_keeps_run_from_returning_until_the_last_is_cancelled,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  boost::asio::io_context io(concurrency_hint);
+  install_service(io, make_options(tick, 8));
+  manual_timer first(io, ticks(5, tick)), second(io, ticks(7, tick));
+  wait_record first_record, second_record;
+  first.async_wait(record_into(first_record));
+  second.async_wait(record_into(second_record));
+
+  io.run_for(50ms);
+  BOOST_TEST(!io.stopped(), "run() ran out of work with two waits pending");
+  BOOST_TEST(first.cancel() == 1u);
+  io.run_for(50ms);
+  BOOST_TEST(!io.stopped(), "run() ran out of work with one wait pending");
+  BOOST_TEST(first_record.aborted_once());
+
+  BOOST_TEST(second.cancel() == 1u);
+  const auto started = std::chrono::steady_clock::now();
+  io.run_for(5s);
+  BOOST_TEST(io.stopped(), "run() kept going after the last wait was cancelled:"
+      " drive timer left armed?");
+  BOOST_TEST((std::chrono::steady_clock::now() - started < 4s));
+  BOOST_TEST(second_record.aborted_once());
+
+  // The same when the last wait expires instead.
+  manual_timer third(io, ticks(2.5, tick));
+  wait_record third_record;
+  third.async_wait(record_into(third_record));
+  io.restart();
+  io.run_for(50ms);
+  BOOST_TEST(!io.stopped());
+  manual_clock::advance(ticks(3, tick));
+  const auto started_again = std::chrono::steady_clock::now();
+  io.run_for(5s);
+  BOOST_TEST(io.stopped(), "run() kept going after the last wait expired");
+  BOOST_TEST((std::chrono::steady_clock::now() - started_again < 4s));
+  BOOST_TEST(third_record.succeeded_once());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
