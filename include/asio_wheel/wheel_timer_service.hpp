@@ -196,9 +196,10 @@ public:
     else
     {
       // The object now belongs to other_service's context (io_object_impl
-      // switches services after this call): drop our waits, then take over
-      // the other timer inside its own service.
-      cancel(impl);
+      // switches services after this call): drop our waits and our entry
+      // (no ghost may stay behind), then take over the other timer inside
+      // its own service.
+      destroy(impl);
       other_service.move_construct(impl, other);
     }
   }
@@ -270,10 +271,11 @@ public:
     {
       // Sleep in bounded steps, as Asio does, so that clock adjustments and
       // traits that shorten waits are honoured.
-      auto step = WaitTraits::to_wait_duration(impl.expiry - now);
-      std::this_thread::sleep_for((std::min)(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(step),
-          std::chrono::nanoseconds(std::chrono::minutes(5))));
+      const auto step = WaitTraits::to_wait_duration(
+          time_traits::subtract(impl.expiry, now));
+      const auto longest = std::chrono::duration_cast<
+          std::decay_t<decltype(step)>>(std::chrono::minutes(5));
+      std::this_thread::sleep_for((std::min)(step, longest));
     }
   }
 
@@ -501,7 +503,9 @@ private:
       }
       scheduler_.work_started();
       const tick_type due = due_tick(impl.expiry);
-      if (due <= wheel_.horizon())
+      // (With waits already queued on the timer, a bounded advance has yet
+      // to reach them: join them so that they all complete in order.)
+      if (due <= wheel_.horizon() && impl.waits.empty())
       {
         // Already due: completes soon with success, never inside async_wait.
         ++stats_.waits_expired;
