@@ -76,7 +76,10 @@ struct wheel_stats
   /// Entries visited in their slot that were due in a later round.
   std::uint64_t round_revisits = 0;
 
-  /// The largest lateness observed: completion time minus expiry.
+  /// The largest lateness observed when the wheel found a wait due: that
+  /// time minus the wait's expiry (at most a tick plus the loop's delay in
+  /// running the drive timer). The handler itself may run later still when
+  /// the loop is busy with other handlers.
   std::chrono::nanoseconds max_lateness{0};
 };
 

@@ -1,0 +1,105 @@
+// Helpers for the keepalive chat integration tests: a child process started
+// with posix_spawn (stdout, optionally stderr, piped; waited for with a pidfd,
+// so every wait has a timeout and nothing polls with sleeps), the chat server
+// as such a process, and a blocking line client on 127.0.0.1 whose every read
+// has a deadline. Nothing here can block without bound.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace chat_test {
+
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+class child_process {
+ public:
+  child_process(const std::string& path, const std::vector<std::string>& args, bool capture_stderr = false);
+  ~child_process();  // SIGKILL and reap if still running
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // One line of stdout without the '\n'; nullopt on timeout or end of output.
+  std::optional<std::string> read_stdout_line(milliseconds timeout);
+  // Everything left on stdout / stderr until the child closes it (bounded by timeout).
+  std::string read_rest_of_stdout(milliseconds timeout);
+  std::string read_rest_of_stderr(milliseconds timeout);
+  void send_signal(int signal);
+  // The exit status if the child exited within timeout; nullopt if it is still
+  // running; 128 + N if it was killed by signal N.
+  std::optional<int> wait_for_exit(milliseconds timeout);
+
+ private:
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
+  std::string stdout_buffer_;
+  std::optional<int> exit_status_;
+};
+
+// keepalive_chat_server started with `flags` plus --port 0; the constructor
+// reads "listening on 127.0.0.1:PORT" (failing the test if it does not come
+// within 5 s) and the destructor SIGKILLs the server if the test did not stop it.
+class server_process {
+ public:
+  explicit server_process(const std::vector<std::string>& flags);
+  unsigned short port() const { return port_; }
+  child_process& process() { return process_; }
+  std::uint64_t rss_bytes() const;  // VmRSS from /proc/PID/status
+
+ private:
+  child_process process_;
+  unsigned short port_ = 0;
+};
+
+class line_client {
+ public:
+  // Connects to 127.0.0.1:port. receive_buffer > 0 sets SO_RCVBUF before the
+  // connect (a small one makes a client that never reads fill up quickly).
+  explicit line_client(unsigned short port, int receive_buffer = 0);
+  ~line_client();
+  line_client(const line_client&) = delete;
+  line_client& operator=(const line_client&) = delete;
+
+  // Taken just before connect(): the server's idle clock cannot start earlier.
+  clock_type::time_point connect_started() const { return connect_started_; }
+  // Sends all of text; false if the connection failed or 5 s passed.
+  bool send(std::string_view text);
+  bool send_line(std::string_view line) { return send(std::string(line) + "\n"); }
+  // The next line without '\n'; nullopt on timeout, EOF or reset.
+  std::optional<std::string> read_line(milliseconds timeout);
+  // Reads the welcome ("WELCOME NAME history=N" plus N lines); returns NAME.
+  std::string read_welcome(milliseconds timeout = milliseconds(2000));
+  enum class close_kind { eof, reset, timeout };
+  // Discards input until the server closes (at most max_bytes are read).
+  close_kind wait_for_close(milliseconds timeout, std::size_t max_bytes = std::size_t(64) << 20);
+  // True if no byte and no close arrive within d.
+  bool stays_quiet_for(milliseconds d);
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+  bool closed_by_peer_ = false;
+  std::string buffer_;
+  clock_type::time_point connect_started_;
+};
+
+// Sends /stats on a fresh connection and parses "STATS key=value ...".
+std::map<std::string, std::uint64_t> query_stats(unsigned short port);
+
+std::string close_kind_name(line_client::close_kind kind);
+inline std::ostream& operator<<(std::ostream& out, line_client::close_kind kind) { return out << close_kind_name(kind); }
+double ms_since(clock_type::time_point start, clock_type::time_point end);
+
+}  // namespace chat_test
