@@ -1,0 +1,349 @@
+//
+// test/bench/bench_support.hpp
+//
+// What every benchmark program of test/bench shares: the command line
+// (--smoke, --json FILE, --reps R), the clocks (wall, process and thread CPU,
+// context switches), a cheap deterministic index generator, and the report:
+// a list of measurements and budget verdicts that is printed as a table and
+// written as JSON, one record per line so that run_all.sh and plot.sh can
+// merge and read it with POSIX shell tools only (no jq or python needed).
+//
+// Budget verdicts (PASS/MISS) are informational: a program exits 0 whatever
+// the timings. Correctness checks (every handler ran, none early, ...) are
+// not: a failed check makes the program exit 1, in smoke mode and full mode.
+//
+
+#ifndef ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP
+#define ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// ---------------------------------------------------------------------------
+// Command line
+
+struct options
+{
+  bool smoke = false;       // each workload once at a tiny size, for CI
+  std::string json_path;    // where to write the JSON report ("" = nowhere)
+  int reps = 0;             // repetitions per measurement; 0 = program default
+};
+
+inline options parse_options(int argc, char** argv)
+{
+  options opts;
+  for (int i = 1; i < argc; ++i)
+  {
+    std::string arg = argv[i];
+    if (arg == "--smoke")
+      opts.smoke = true;
+    else if (arg == "--json" && i + 1 < argc)
+      opts.json_path = argv[++i];
+    else if (arg == "--reps" && i + 1 < argc)
+    {
+      opts.reps = std::atoi(argv[++i]);
+      if (opts.reps < 1 || opts.reps > 100)
+      {
+        std::fprintf(stderr, "%s: --reps must be in 1..100\n", argv[0]);
+        std::exit(2);
+      }
+    }
+    else
+    {
+      std::fprintf(stderr,
+          "usage: %s [--smoke] [--json FILE] [--reps R]\n"
+          "  --smoke   every workload once at a tiny size, no timing verdicts\n"
+          "  --json    write the measurements and budget verdicts to FILE\n"
+          "  --reps    repetitions per timed measurement (median reported)\n",
+          argv[0]);
+      std::exit(2);
+    }
+  }
+  return opts;
+}
+
+// ---------------------------------------------------------------------------
+// Clocks
+
+inline std::chrono::nanoseconds cpu_clock(clockid_t id)
+{
+  timespec ts{};
+  ::clock_gettime(id, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+/// CPU time (user + system) of the whole process.
+inline std::chrono::nanoseconds process_cpu_time()
+{
+  return cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/// Resource usage of the calling thread only: a watcher thread that ends a
+/// measurement does not pollute the event-loop thread's figures.
+struct thread_usage
+{
+  std::chrono::nanoseconds cpu{0};
+  long voluntary_switches = 0;   // the thread blocked (e.g. in epoll_wait)
+  long involuntary_switches = 0; // the thread was preempted (shared machine)
+
+  static thread_usage now()
+  {
+    rusage ru{};
+    ::getrusage(RUSAGE_THREAD, &ru);
+    thread_usage u;
+    // getrusage's utime/stime are split by tick sampling; the thread CPU
+    // clock is the precise sum.
+    u.cpu = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+    u.voluntary_switches = ru.ru_nvcsw;
+    u.involuntary_switches = ru.ru_nivcsw;
+    return u;
+  }
+
+  thread_usage operator-(const thread_usage& earlier) const
+  {
+    thread_usage d;
+    d.cpu = cpu - earlier.cpu;
+    d.voluntary_switches = voluntary_switches - earlier.voluntary_switches;
+    d.involuntary_switches = involuntary_switches - earlier.involuntary_switches;
+    return d;
+  }
+};
+
+/// Wall time and CPU time of the calling thread over one measured section.
+/// On a shared machine the wall time includes the moments other processes
+/// ran instead of this one; the thread's CPU time does not, so per-operation
+/// costs are reported in CPU time.
+class stopwatch
+{
+public:
+  stopwatch()
+    : wall_start_(std::chrono::steady_clock::now()),
+      cpu_start_(cpu_clock(CLOCK_THREAD_CPUTIME_ID))
+  {
+  }
+
+  std::chrono::nanoseconds wall() const
+  {
+    return std::chrono::steady_clock::now() - wall_start_;
+  }
+
+  std::chrono::nanoseconds cpu() const
+  {
+    return cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu_start_;
+  }
+
+private:
+  std::chrono::steady_clock::time_point wall_start_;
+  std::chrono::nanoseconds cpu_start_;
+};
+
+template <class Duration>
+double to_ns(Duration d)
+{
+  return static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+template <class Duration>
+double to_ms(Duration d)
+{
+  return to_ns(d) / 1e6;
+}
+
+// ---------------------------------------------------------------------------
+// Pseudo-random indices: xorshift64*, the same seeded sequence for every
+// implementation, and a multiply-shift reduction to [0, n) that costs no
+// division, so the generator adds the same few ns to every side (the floor
+// of W2 included).
+
+class index_generator
+{
+public:
+  explicit index_generator(std::uint64_t seed = 0x9e3779b97f4a7c15ull)
+    : state_(seed ? seed : 1)
+  {
+  }
+
+  std::size_t below(std::size_t n) noexcept
+  {
+    state_ ^= state_ >> 12;
+    state_ ^= state_ << 25;
+    state_ ^= state_ >> 27;
+    const std::uint64_t r = state_ * 0x2545f4914f6cdd1dull;
+    return static_cast<std::size_t>(
+        (static_cast<unsigned __int128>(r >> 32) * n) >> 32);
+  }
+
+private:
+  std::uint64_t state_;
+};
+
+/// Makes @p value observable, so that the computation producing it cannot be
+/// optimised away (an empty asm statement that claims to read it).
+template <class T>
+inline void keep(const T& value)
+{
+  asm volatile("" : : "r,m"(value) : "memory");
+}
+
+// ---------------------------------------------------------------------------
+// Statistics
+
+inline double median(std::vector<double> v)
+{
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/// The value below which a fraction q of the samples lie (nearest rank).
+template <class T>
+T percentile_of_sorted(const std::vector<T>& sorted, double q)
+{
+  if (sorted.empty())
+    return T{};
+  std::size_t rank = static_cast<std::size_t>(q * static_cast<double>(sorted.size()));
+  if (rank >= sorted.size())
+    rank = sorted.size() - 1;
+  return sorted[rank];
+}
+
+/// "1k", "100k", "1M": how the SPEC names the sizes.
+inline std::string size_label(std::size_t n)
+{
+  if (n >= 1000000 && n % 1000000 == 0)
+    return std::to_string(n / 1000000) + "M";
+  if (n >= 1000 && n % 1000 == 0)
+    return std::to_string(n / 1000) + "k";
+  return std::to_string(n);
+}
+
+// ---------------------------------------------------------------------------
+// Report: measurements, budget verdicts and correctness checks.
+
+class report
+{
+public:
+  report(std::string program, const options& opts)
+    : program_(std::move(program)), opts_(opts)
+  {
+  }
+
+  /// One measured figure, e.g. ("W1", "wheel_timer", 100000, "ns_per_rearm", 21.5).
+  void measure(const std::string& workload, const std::string& impl,
+      std::size_t n, const std::string& metric, double value)
+  {
+    records_.push_back(format(
+        "{\"kind\":\"measurement\",\"program\":\"%s\",\"workload\":\"%s\","
+        "\"impl\":\"%s\",\"n\":%zu,\"metric\":\"%s\",\"value\":%.6g,"
+        "\"smoke\":%s}",
+        program_.c_str(), workload.c_str(), impl.c_str(), n, metric.c_str(),
+        value, opts_.smoke ? "true" : "false"));
+  }
+
+  /// A budget of SPEC 5: passes when measured <= limit. Printed as a table
+  /// row; in smoke mode the verdict is recorded as "n/a" (tiny sizes say
+  /// nothing about performance).
+  void budget(const std::string& workload, const std::string& what,
+      double measured, double limit, const std::string& detail)
+  {
+    const bool pass = measured <= limit;
+    const char* verdict = opts_.smoke ? "n/a" : (pass ? "PASS" : "MISS");
+    budget_lines_.push_back(format("  %-4s %-52s %9.4g <= %-7.4g  %s",
+        verdict, what.c_str(), measured, limit, detail.c_str()));
+    records_.push_back(format(
+        "{\"kind\":\"budget\",\"program\":\"%s\",\"workload\":\"%s\","
+        "\"budget\":\"%s\",\"measured\":%.6g,\"limit\":%.6g,"
+        "\"verdict\":\"%s\",\"detail\":\"%s\",\"smoke\":%s}",
+        program_.c_str(), workload.c_str(), what.c_str(), measured, limit,
+        verdict, detail.c_str(), opts_.smoke ? "true" : "false"));
+  }
+
+  /// A correctness condition (not a timing): a failure makes the exit
+  /// status 1.
+  void check(bool ok, const std::string& what)
+  {
+    if (!ok)
+    {
+      std::fprintf(stderr, "CHECK FAILED: %s\n", what.c_str());
+      ++failed_checks_;
+      records_.push_back(format(
+          "{\"kind\":\"check_failed\",\"program\":\"%s\",\"what\":\"%s\"}",
+          program_.c_str(), what.c_str()));
+    }
+  }
+
+  /// A free-form fact about the run (options used, sizes of types).
+  void note(const std::string& key, const std::string& value)
+  {
+    records_.push_back(format(
+        "{\"kind\":\"note\",\"program\":\"%s\",\"key\":\"%s\",\"value\":\"%s\"}",
+        program_.c_str(), key.c_str(), value.c_str()));
+  }
+
+  /// Prints the budget verdicts, writes the JSON file, returns the exit status.
+  int finish()
+  {
+    if (!budget_lines_.empty())
+    {
+      std::printf("\nBudgets (SPEC 5, wheel : reference, lower is better)%s\n",
+          opts_.smoke ? " -- smoke run, verdicts not applicable" : "");
+      for (const auto& line : budget_lines_)
+        std::printf("%s\n", line.c_str());
+    }
+    if (!opts_.json_path.empty())
+    {
+      std::ofstream out(opts_.json_path);
+      out << "{\"program\":\"" << program_ << "\",\"records\":[\n";
+      for (std::size_t i = 0; i < records_.size(); ++i)
+        out << records_[i] << (i + 1 < records_.size() ? ",\n" : "\n");
+      out << "]}\n";
+      if (!out)
+      {
+        std::fprintf(stderr, "cannot write %s\n", opts_.json_path.c_str());
+        return 1;
+      }
+    }
+    if (failed_checks_)
+    {
+      std::fprintf(stderr, "%s: %d correctness check(s) failed\n",
+          program_.c_str(), failed_checks_);
+      return 1;
+    }
+    std::fflush(stdout);
+    return 0;
+  }
+
+private:
+  template <class... Args>
+  static std::string format(const char* fmt, Args... args)
+  {
+    char buf[1024];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    return buf;
+  }
+
+  std::string program_;
+  options opts_;
+  std::vector<std::string> records_;
+  std::vector<std::string> budget_lines_;
+  int failed_checks_ = 0;
+};
+
+} // namespace bench
+
+#endif // ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP

@@ -1,0 +1,298 @@
+//
+// test/bench/churn.cpp
+//
+// SPEC 5, workloads W1 (churn) and W2 (idle refresh), Boost.Asio side: N
+// timers, each with one pending wait at 30 s; pseudo-random ones are re-armed
+// over and over, the way a server pushes back a connection's idle timeout on
+// every packet.
+//
+//   W1  steady_timer and wheel_timer: expires_after(30s) + async_wait. The
+//       old wait is aborted and its handler runs (drained by io.poll() every
+//       1024 re-arms, as an event loop would between packets).
+//   W2  wheel_timer::reschedule_after(30s): the wait stays pending, no
+//       handler runs. The floor is the least any idle refresh can cost:
+//       storing Clock::now() + 30s into a random element of an N-element
+//       array.
+//
+// Both implementations run in the same process, one after the other, on the
+// same index sequence; each figure is the median of --reps repetitions. The
+// C peers (libev, libevent) are churn_libev.cpp and churn_libevent.cpp;
+// run_all.sh puts all of them in one table.
+//
+
+#include "bench_support.hpp"
+
+#include <asio_wheel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+constexpr auto idle_timeout = 30s;
+constexpr std::size_t poll_every = 1024; // re-arms between two io.poll()
+
+struct wait_counts
+{
+  std::size_t aborted = 0;
+  std::size_t succeeded = 0;
+};
+
+/// The handler every pending wait of this program carries: it counts, so the
+/// program can check that every aborted wait's handler ran exactly once.
+struct counting_handler
+{
+  wait_counts* counts;
+
+  void operator()(const boost::system::error_code& ec) const
+  {
+    if (ec == boost::asio::error::operation_aborted)
+      ++counts->aborted;
+    else
+      ++counts->succeeded;
+  }
+};
+
+/// N timers of one kind with one pending wait each, on their own io_context.
+template <class Timer>
+struct timer_fleet
+{
+  boost::asio::io_context io{1};
+  wait_counts counts;
+  std::vector<Timer> timers;
+
+  explicit timer_fleet(std::size_t n)
+  {
+    timers.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      timers.emplace_back(io);
+      timers.back().expires_after(idle_timeout);
+      timers.back().async_wait(counting_handler{&counts});
+    }
+  }
+
+  ~timer_fleet()
+  {
+    // Destroying the timers aborts their waits; the io_context, destroyed
+    // after the vector, destroys those handlers without running them.
+    timers.clear();
+  }
+};
+
+struct churn_result
+{
+  double ns_per_op = 0;      // CPU time of the thread per re-arm
+  double wall_ns_per_op = 0; // wall time per re-arm (noisier when shared)
+  std::size_t handlers_expected = 0; // aborted handlers that must have run
+  std::size_t handlers_ran = 0;
+  std::size_t moved_or_cancelled = 0; // sum of the calls' return values
+};
+
+/// W1 on one fleet: expires_after + async_wait on `rearms` random timers.
+template <class Timer>
+churn_result run_w1(timer_fleet<Timer>& fleet, std::size_t rearms,
+    std::uint64_t seed)
+{
+  bench::index_generator pick(seed);
+  const std::size_t n = fleet.timers.size();
+  const std::size_t aborted_before = fleet.counts.aborted;
+  std::size_t cancelled = 0;
+
+  const bench::stopwatch watch;
+  for (std::size_t i = 0; i < rearms; ++i)
+  {
+    Timer& t = fleet.timers[pick.below(n)];
+    cancelled += t.expires_after(idle_timeout);
+    t.async_wait(counting_handler{&fleet.counts});
+    if (i % poll_every == poll_every - 1)
+      fleet.io.poll();
+  }
+  fleet.io.poll();
+
+  churn_result r;
+  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
+  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  r.handlers_expected = rearms;
+  r.handlers_ran = fleet.counts.aborted - aborted_before;
+  r.moved_or_cancelled = cancelled;
+  return r;
+}
+
+/// W2 on a wheel fleet: reschedule_after on `rearms` random timers.
+churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
+    std::size_t rearms, std::uint64_t seed)
+{
+  bench::index_generator pick(seed);
+  const std::size_t n = fleet.timers.size();
+  const std::size_t handlers_before = fleet.counts.aborted + fleet.counts.succeeded;
+  std::size_t moved = 0;
+
+  const bench::stopwatch watch;
+  for (std::size_t i = 0; i < rearms; ++i)
+  {
+    moved += fleet.timers[pick.below(n)].reschedule_after(idle_timeout);
+    // Same event-loop cadence as W1, although nothing is ready to run.
+    if (i % poll_every == poll_every - 1)
+      fleet.io.poll();
+  }
+  fleet.io.poll();
+
+  churn_result r;
+  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
+  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  r.handlers_expected = 0;
+  r.handlers_ran = fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
+  r.moved_or_cancelled = moved;
+  return r;
+}
+
+/// The floor of W2: the idle refresh reduced to one clock read and one store.
+churn_result run_floor(std::vector<clock_type::time_point>& expiries,
+    std::size_t rearms, std::uint64_t seed)
+{
+  bench::index_generator pick(seed);
+  const std::size_t n = expiries.size();
+  const bench::stopwatch watch;
+  for (std::size_t i = 0; i < rearms; ++i)
+    expiries[pick.below(n)] = clock_type::now() + idle_timeout;
+  churn_result r;
+  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
+  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  return r;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const bench::options opts = bench::parse_options(argc, argv);
+  bench::report report("churn", opts);
+
+  const std::vector<std::size_t> sizes = opts.smoke
+      ? std::vector<std::size_t>{200}
+      : std::vector<std::size_t>{1000, 100000, 1000000};
+  // Enough re-arms that the timed loop runs for tenths of a second at 1M.
+  const std::size_t rearms = opts.smoke ? 5000 : 1000000;
+  const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 3);
+
+  std::printf("W1 churn (expires_after(30s) + async_wait) and W2 idle refresh "
+      "(reschedule_after(30s)):\nCPU ns per re-arm (thread CPU time), median of "
+      "%d x %zu re-arms, io.poll() every %zu\n\n", reps, rearms, poll_every);
+  std::printf("%8s %14s %14s %14s %12s %10s %10s\n", "N", "steady W1",
+      "wheel W1", "wheel W2", "floor", "W1 ratio", "W2/floor");
+
+  struct row { std::size_t n; double steady_w1, wheel_w1, wheel_w2, floor; };
+  std::vector<row> rows;
+
+  for (std::size_t n : sizes)
+  {
+    // CPU ns per re-arm of each repetition, and wall ns for the JSON.
+    std::vector<double> steady_w1, wheel_w1, wheel_w2, floor;
+    std::vector<double> steady_w1_wall, wheel_w1_wall, wheel_w2_wall, floor_wall;
+    {
+      timer_fleet<boost::asio::steady_timer> fleet(n);
+      for (int rep = 0; rep < reps; ++rep)
+      {
+        const churn_result r = run_w1(fleet, rearms, 1000 + rep);
+        report.check(r.handlers_ran == r.handlers_expected,
+            "steady_timer W1 N=" + std::to_string(n)
+            + ": every aborted handler ran once (" + std::to_string(r.handlers_ran)
+            + " of " + std::to_string(r.handlers_expected) + ")");
+        report.check(r.moved_or_cancelled == rearms,
+            "steady_timer W1: each expires_after aborted exactly one wait");
+        steady_w1.push_back(r.ns_per_op);
+        steady_w1_wall.push_back(r.wall_ns_per_op);
+      }
+      report.check(fleet.counts.succeeded == 0,
+          "steady_timer W1: no 30 s wait completed during the run");
+    }
+    {
+      timer_fleet<asio_wheel::wheel_timer> fleet(n);
+      for (int rep = 0; rep < reps; ++rep)
+      {
+        const churn_result r = run_w1(fleet, rearms, 1000 + rep);
+        report.check(r.handlers_ran == r.handlers_expected,
+            "wheel_timer W1 N=" + std::to_string(n)
+            + ": every aborted handler ran once (" + std::to_string(r.handlers_ran)
+            + " of " + std::to_string(r.handlers_expected) + ")");
+        report.check(r.moved_or_cancelled == rearms,
+            "wheel_timer W1: each expires_after aborted exactly one wait");
+        wheel_w1.push_back(r.ns_per_op);
+        wheel_w1_wall.push_back(r.wall_ns_per_op);
+      }
+      for (int rep = 0; rep < reps; ++rep)
+      {
+        const churn_result r = run_w2(fleet, rearms, 2000 + rep);
+        report.check(r.handlers_ran == 0,
+            "wheel_timer W2 N=" + std::to_string(n)
+            + ": reschedule_after runs no handler (" + std::to_string(r.handlers_ran)
+            + " ran)");
+        report.check(r.moved_or_cancelled == rearms,
+            "wheel_timer W2: each reschedule_after moved exactly one wait ("
+            + std::to_string(r.moved_or_cancelled) + " of "
+            + std::to_string(rearms) + ")");
+        wheel_w2.push_back(r.ns_per_op);
+        wheel_w2_wall.push_back(r.wall_ns_per_op);
+      }
+      report.check(fleet.counts.succeeded == 0,
+          "wheel_timer W1/W2: no 30 s wait completed during the run");
+    }
+    {
+      std::vector<clock_type::time_point> expiries(n, clock_type::now() + idle_timeout);
+      for (int rep = 0; rep < reps; ++rep)
+      {
+        const churn_result r = run_floor(expiries, rearms, 2000 + rep);
+        floor.push_back(r.ns_per_op);
+        floor_wall.push_back(r.wall_ns_per_op);
+      }
+      // Read the array back so that the compiler must perform the stores.
+      clock_type::time_point latest{};
+      for (const auto& e : expiries)
+        latest = std::max(latest, e);
+      bench::keep(latest.time_since_epoch().count());
+    }
+
+    row r{n, bench::median(steady_w1), bench::median(wheel_w1),
+        bench::median(wheel_w2), bench::median(floor)};
+    rows.push_back(r);
+    std::printf("%8s %14.1f %14.1f %14.1f %12.1f %10.3f %10.2f\n",
+        bench::size_label(n).c_str(), r.steady_w1, r.wheel_w1, r.wheel_w2,
+        r.floor, r.wheel_w1 / r.steady_w1, r.wheel_w2 / r.floor);
+
+    report.measure("W1", "steady_timer", n, "ns_per_rearm", r.steady_w1);
+    report.measure("W1", "wheel_timer", n, "ns_per_rearm", r.wheel_w1);
+    report.measure("W2", "wheel_timer", n, "ns_per_rearm", r.wheel_w2);
+    report.measure("W2", "floor", n, "ns_per_rearm", r.floor);
+    report.measure("W1", "steady_timer", n, "wall_ns_per_rearm", bench::median(steady_w1_wall));
+    report.measure("W1", "wheel_timer", n, "wall_ns_per_rearm", bench::median(wheel_w1_wall));
+    report.measure("W2", "wheel_timer", n, "wall_ns_per_rearm", bench::median(wheel_w2_wall));
+    report.measure("W2", "floor", n, "wall_ns_per_rearm", bench::median(floor_wall));
+  }
+  std::printf("\nW1 ratio = wheel W1 / steady W1; W2/floor = wheel W2 / floor\n");
+
+  for (const row& r : rows)
+  {
+    const std::string at = " at N=" + bench::size_label(r.n);
+    // The W1 budget is set at 100k and 1M, the W2-vs-steady one at 1M, the
+    // floor one at every size.
+    if (opts.smoke || r.n >= 100000)
+      report.budget("W1", "W1 wheel:steady ns per re-arm" + at,
+          r.wheel_w1 / r.steady_w1, 1.0 / 4, "");
+    if (opts.smoke || r.n == 1000000)
+      report.budget("W2", "W2 wheel reschedule : steady W1" + at,
+          r.wheel_w2 / r.steady_w1, 1.0 / 20, "");
+    report.budget("W2", "W2 wheel reschedule : floor" + at,
+        r.wheel_w2 / r.floor, 2.0, "");
+  }
+  report.note("rearms_per_rep", std::to_string(rearms));
+  report.note("reps", std::to_string(reps));
+  return report.finish();
+}

@@ -1,0 +1,200 @@
+//
+// test/bench/memory.cpp
+//
+// SPEC 5, workload W5 (memory): bytes per timer with one pending wait, i.e.
+// the timer object + its wait operation + its share of the service (the
+// wheel's slot array, steady_timer's heap vector), for steady_timer and
+// wheel_timer at N = 1k, 100k and 1M.
+//
+// bytes per timer = sizeof(Timer) + live heap growth / N, where the timers
+// live in a std::vector reserved before the baseline. The heap is counted two
+// ways, because Asio allocates wait operations with std::aligned_alloc
+// (boost/asio/detail/memory.hpp, aligned_new), not with operator new:
+//   - replaced global operator new/delete count the usable size of every
+//     live allocation made through them;
+//   - mallinfo2() (in-use arena bytes + mmapped bytes) sees every malloc-
+//     family allocation, aligned_alloc included, with malloc's own chunk
+//     headers. This complete figure is the one the budget uses.
+//
+
+#include "bench_support.hpp"
+
+#include <malloc.h>
+
+#include <asio_wheel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+// ---------------------------------------------------------------------------
+// Counting global operator new/delete (all replaceable forms).
+
+namespace {
+
+std::atomic<std::int64_t> operator_new_live_bytes{0};
+
+void* counted_alloc(std::size_t size, std::size_t align)
+{
+  if (size == 0)
+    size = 1;
+  void* p = align > alignof(std::max_align_t)
+      ? std::aligned_alloc(align, (size + align - 1) / align * align)
+      : std::malloc(size);
+  if (p)
+    operator_new_live_bytes.fetch_add(
+        static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  return p;
+}
+
+void counted_free(void* p) noexcept
+{
+  if (!p)
+    return;
+  operator_new_live_bytes.fetch_sub(
+      static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  std::free(p);
+}
+
+void* counted_alloc_or_throw(std::size_t size, std::size_t align)
+{
+  if (void* p = counted_alloc(size, align))
+    return p;
+  throw std::bad_alloc();
+}
+
+} // namespace
+
+void* operator new(std::size_t n) { return counted_alloc_or_throw(n, 0); }
+void* operator new[](std::size_t n) { return counted_alloc_or_throw(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a)
+{
+  return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a)
+{
+  return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
+{
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
+{
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
+
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Every malloc-family byte in use: arena chunks plus mmapped chunks.
+std::int64_t malloc_in_use_bytes()
+{
+  const struct mallinfo2 mi = ::mallinfo2();
+  return static_cast<std::int64_t>(mi.uordblks + mi.hblkhd);
+}
+
+struct memory_result
+{
+  std::size_t timer_object_bytes = 0;  // sizeof(Timer)
+  double operator_new_per_timer = 0;   // heap through operator new / N
+  double malloc_per_timer = 0;         // all heap (mallinfo2) / N
+  double bytes_per_timer = 0;          // sizeof(Timer) + malloc_per_timer
+  std::size_t handlers_ran = 0;
+};
+
+template <class Timer>
+memory_result measure_memory(std::size_t n)
+{
+  memory_result r;
+  boost::asio::io_context io{1};
+  std::size_t handlers_ran = 0;
+  std::vector<Timer> timers;
+  timers.reserve(n); // the vector's storage is sizeof(Timer) per timer
+
+  const std::int64_t new_before = operator_new_live_bytes.load();
+  const std::int64_t malloc_before = malloc_in_use_bytes();
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    timers.emplace_back(io);
+    timers.back().expires_after(30s);
+    // The same one-pointer handler as in churn.cpp.
+    timers.back().async_wait(
+        [counter = &handlers_ran](const boost::system::error_code&) { ++*counter; });
+  }
+  const std::int64_t new_after = operator_new_live_bytes.load();
+  const std::int64_t malloc_after = malloc_in_use_bytes();
+
+  r.timer_object_bytes = sizeof(Timer);
+  r.operator_new_per_timer = static_cast<double>(new_after - new_before) / n;
+  r.malloc_per_timer = static_cast<double>(malloc_after - malloc_before) / n;
+  r.bytes_per_timer = static_cast<double>(sizeof(Timer)) + r.malloc_per_timer;
+  io.poll(); // nothing is due: no handler may run
+  r.handlers_ran = handlers_ran;
+  return r;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const bench::options opts = bench::parse_options(argc, argv);
+  bench::report report("memory", opts);
+
+  const std::vector<std::size_t> sizes = opts.smoke
+      ? std::vector<std::size_t>{200}
+      : std::vector<std::size_t>{1000, 100000, 1000000};
+
+  std::printf("W5 memory: bytes per timer with one pending wait\n"
+      "= sizeof(timer) + heap growth / N (heap from mallinfo2: arena + mmap,\n"
+      "Asio's aligned_alloc'd operations and malloc headers included)\n\n");
+  std::printf("%6s %-13s %9s %14s %12s %14s %8s\n", "N", "impl", "sizeof",
+      "op-new B/timer", "heap B/timer", "total B/timer", "ratio");
+
+  for (std::size_t n : sizes)
+  {
+    const memory_result steady = measure_memory<boost::asio::steady_timer>(n);
+    const memory_result wheel = measure_memory<asio_wheel::wheel_timer>(n);
+    const double ratio = wheel.bytes_per_timer / steady.bytes_per_timer;
+    for (auto [impl, r] : {std::pair{"steady_timer", steady}, std::pair{"wheel_timer", wheel}})
+    {
+      const bool is_wheel = std::string(impl) == "wheel_timer";
+      std::printf("%6s %-13s %9zu %14.1f %12.1f %14.1f %8s\n",
+          bench::size_label(n).c_str(), impl, r.timer_object_bytes,
+          r.operator_new_per_timer, r.malloc_per_timer, r.bytes_per_timer,
+          is_wheel ? std::to_string(ratio).substr(0, 5).c_str() : "");
+      report.measure("W5", impl, n, "sizeof_timer", static_cast<double>(r.timer_object_bytes));
+      report.measure("W5", impl, n, "operator_new_bytes_per_timer", r.operator_new_per_timer);
+      report.measure("W5", impl, n, "heap_bytes_per_timer", r.malloc_per_timer);
+      report.measure("W5", impl, n, "bytes_per_timer", r.bytes_per_timer);
+      report.check(r.handlers_ran == 0, std::string(impl)
+          + " W5: no handler ran while the waits were pending");
+      report.check(r.malloc_per_timer > 0, std::string(impl)
+          + " W5: the heap grew with the pending waits (the count works)");
+    }
+    report.budget("W5", "W5 wheel:steady bytes per timer at N=" + bench::size_label(n),
+        ratio, 2.0 / 3, "");
+  }
+  return report.finish();
+}

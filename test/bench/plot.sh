@@ -1,0 +1,134 @@
+#!/bin/sh
+#
+# test/bench/plot.sh RESULTS_JSON PLOT_DIR
+#
+# Renders the benchmark plots of doc/benchmarks.md from the merged JSON that
+# run_all.sh writes, with gnuplot (Debian: gnuplot-nox):
+#   churn.png     CPU ns per re-arm against N (log-log), every implementation
+#   storm.png     W3: CPU time of the storm and p99 lateness, per N
+#   memory.png    W5: bytes per timer with one pending wait, per N
+#   fairness.png  W6: the ping-pong's round trips around the storm
+# Each measurement is one line of the JSON (bench_support.hpp writes them so),
+# so plain grep/sed extract them; no JSON tool is needed.
+#
+set -eu
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 RESULTS_JSON PLOT_DIR" >&2
+  exit 2
+fi
+results=$1
+plot_dir=$2
+mkdir -p "$plot_dir"
+data_dir=$(mktemp -d)
+trap 'rm -rf "$data_dir"' EXIT
+
+# value WORKLOAD IMPL N METRIC: the figure, or "-" when not measured.
+value() {
+  v=$(grep '"kind":"measurement"' "$results" | grep '"smoke":false' \
+    | grep "\"workload\":\"$1\"" | grep "\"impl\":\"$2\"" \
+    | grep "\"n\":$3," | grep "\"metric\":\"$4\"" \
+    | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
+  printf '%s' "${v:--}"
+}
+
+# --- data files ------------------------------------------------------------
+for n in 1000 100000 1000000; do
+  printf '%s %s %s %s %s %s %s\n' "$n" \
+    "$(value W1 steady_timer $n ns_per_rearm)" "$(value W1 wheel_timer $n ns_per_rearm)" \
+    "$(value W2 wheel_timer $n ns_per_rearm)" "$(value W1 libev $n ns_per_rearm)" \
+    "$(value W1 libevent $n ns_per_rearm)" "$(value W2 floor $n ns_per_rearm)"
+done > "$data_dir/churn.dat"
+
+for n in 100000 1000000; do
+  case $n in 100000) label=100k ;; *) label=1M ;; esac
+  printf '%s %s %s %s %s\n' "$label" \
+    "$(value W3 steady_timer $n cpu_ms)" "$(value W3 wheel_timer $n cpu_ms)" \
+    "$(value W3 steady_timer $n lateness_p99_ms)" "$(value W3 wheel_timer $n lateness_p99_ms)"
+done > "$data_dir/storm.dat"
+tick_budget_ms=$(grep '"key":"wheel_tick_ns"' "$results" \
+  | sed 's/.*"value":"\([0-9]*\)".*/\1/' | awk '{ printf "%g", $1 / 1e6 + 1 }')
+loop_p99_ms=$(grep '"impl":"loop_wakeup_reference"' "$results" \
+  | grep '"metric":"lateness_p99_ms"' | grep '"smoke":false' \
+  | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
+
+for n in 1000 100000 1000000; do
+  case $n in 1000) label=1k ;; 100000) label=100k ;; *) label=1M ;; esac
+  printf '%s %s %s\n' "$label" \
+    "$(value W5 steady_timer $n bytes_per_timer)" "$(value W5 wheel_timer $n bytes_per_timer)"
+done > "$data_dir/memory.dat"
+
+printf '"worst RTT" %s %s\n"worst RTT in the storm" %s %s\n"most loop CPU in one RTT" %s %s\n"median RTT before the storm" %s %s\n' \
+  "$(value W6 steady_timer 100000 worst_rtt_us)" "$(value W6 wheel_timer 100000 worst_rtt_us)" \
+  "$(value W6 steady_timer 100000 worst_rtt_in_storm_us)" "$(value W6 wheel_timer 100000 worst_rtt_in_storm_us)" \
+  "$(value W6 steady_timer 100000 worst_rtt_cpu_us)" "$(value W6 wheel_timer 100000 worst_rtt_cpu_us)" \
+  "$(value W6 steady_timer 100000 median_rtt_before_storm_us)" "$(value W6 wheel_timer 100000 median_rtt_before_storm_us)" \
+  > "$data_dir/fairness.dat"
+
+# --- plots -----------------------------------------------------------------
+gnuplot <<EOF
+set datafile missing "-"
+set terminal pngcairo noenhanced size 900,560 font "DejaVu Sans,10"
+set grid
+set key top left
+
+set output "$plot_dir/churn.png"
+set title "W1 churn / W2 idle refresh: CPU ns per re-arm (lower is better)"
+set logscale xy
+set xlabel "N timers, each with one pending wait"
+set ylabel "CPU ns per re-arm"
+set xtics ("1k" 1000, "10k" 10000, "100k" 100000, "1M" 1000000)
+set xrange [700:1400000]
+plot "$data_dir/churn.dat" using 1:2 with linespoints lw 2 title "steady_timer W1 (expires_after + async_wait)", \
+     ""                    using 1:3 with linespoints lw 2 title "wheel_timer W1 (expires_after + async_wait)", \
+     ""                    using 1:4 with linespoints lw 2 title "wheel_timer W2 (reschedule_after)", \
+     ""                    using 1:5 with linespoints lw 2 title "libev ev_timer_again", \
+     ""                    using 1:6 with linespoints lw 2 title "libevent common timeout re-add", \
+     ""                    using 1:7 with linespoints lw 2 dt 2 title "floor: store now()+30s in an array"
+unset logscale
+unset xrange
+set xtics autofreq
+
+set key below horizontal
+set output "$plot_dir/storm.png"
+set multiplot layout 1,2 title "W3 storm: N expiries spread evenly over 1 s, by N"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xlabel ""
+set title "CPU time of the storm (lower is better)"
+set ylabel "CPU ms"
+set yrange [0:*]
+set xrange [-0.5:1.5]
+plot "$data_dir/storm.dat" using 2:xtic(1) title "steady_timer", "" using 3 title "wheel_timer"
+set title "p99 lateness (log scale)"
+set ylabel "ms"
+set logscale y
+set yrange [0.05:*]
+plot "$data_dir/storm.dat" using 4:xtic(1) title "steady_timer", "" using 5 title "wheel_timer", \
+     ${tick_budget_ms:-2} with lines lw 2 dt 2 lc rgb "red" title "budget: tick + 1 ms"$( [ -n "$loop_p99_ms" ] && printf ', \\\n     %s with lines lw 2 dt 3 lc rgb "gray30" title "this machine: event-loop wakeup p99"' "$loop_p99_ms" )
+unset logscale
+unset multiplot
+unset arrow
+unset label
+
+set output "$plot_dir/memory.png"
+set title "W5 memory: bytes per timer with one pending wait, by N (lower is better)"
+set ylabel "bytes per timer"
+set yrange [0:*]
+set xrange [-0.5:2.5]
+plot "$data_dir/memory.dat" using 2:xtic(1) title "steady_timer", \
+     "" using 3 title "wheel_timer", \
+     "" using (\$0 + 0.17):(\$2 * 2 / 3) with points pt 7 ps 1.5 lc rgb "red" title "budget for the wheel: 2/3 of steady_timer"
+
+set output "$plot_dir/fairness.png"
+set title "W6 fairness: 1-byte TCP ping-pong while 100k waits expire at once"
+set xlabel ""
+set ylabel "microseconds (log)"
+set logscale y
+set yrange [1:*]
+set xrange [-0.5:3.5]
+plot "$data_dir/fairness.dat" using 2:xtic(1) title "steady_timer", "" using 3 title "wheel_timer"
+EOF
+echo "plots written to $plot_dir: churn.png storm.png memory.png fairness.png"

@@ -1,0 +1,217 @@
+#!/bin/sh
+#
+# test/bench/run_all.sh BUILD_DIR OUT_DIR
+#
+# Runs every benchmark of test/bench (SPEC 5, W1-W6) at full size, merges
+# their JSON reports into OUT_DIR/results.json together with a description of
+# the machine, writes and prints OUT_DIR/summary.md (the tables of
+# doc/benchmarks.md, including the budgets that compare programs: the wheel
+# against libevent, which lives in a separate executable), and renders the
+# plots into doc/benchmarks/ with plot.sh.
+#
+# BUILD_DIR is configured (Release, -O2 -DNDEBUG) if it has no CMakeCache.txt
+# yet; the benchmark targets are (re)built either way, and only they. Needs
+# cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
+# (skipped if absent); gnuplot for the plots (skipped if absent). The runs
+# take about 90 s on a 2-core machine; about 3 minutes with a fresh build.
+#
+set -eu
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 BUILD_DIR OUT_DIR" >&2
+  exit 2
+fi
+build_dir=$1
+out_dir=$2
+script_dir=$(cd "$(dirname "$0")" && pwd)
+repo_dir=$(cd "$script_dir/../.." && pwd)
+programs="bench_churn bench_churn_libev bench_churn_libevent bench_storm bench_idle_fleet bench_memory bench_fairness"
+
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S "$repo_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DASIO_WHEEL_BUILD_BENCHMARKS=ON
+fi
+# Build only the benchmark targets; the C peers exist only when CMake found
+# their library (test/bench/CMakeLists.txt).
+cache=$build_dir/CMakeCache.txt
+if grep -q '^ASIO_WHEEL_BUILD_BENCHMARKS:BOOL=OFF' "$cache" \
+    || grep -q '^ASIO_WHEEL_BUILD_TESTS:BOOL=OFF' "$cache"; then
+  echo "$build_dir has the benchmarks (or the test tree) turned off" >&2
+  exit 1
+fi
+found() { grep "^$1:" "$cache" | grep -qv NOTFOUND; }
+targets="bench_churn bench_storm bench_idle_fleet bench_memory bench_fairness"
+if found ASIO_WHEEL_LIBEV_LIBRARY && found ASIO_WHEEL_LIBEV_INCLUDE_DIR; then
+  targets="$targets bench_churn_libev"
+fi
+if found ASIO_WHEEL_LIBEVENT_LIBRARY && found ASIO_WHEEL_LIBEVENT_INCLUDE_DIR; then
+  targets="$targets bench_churn_libevent"
+fi
+# shellcheck disable=SC2086
+cmake --build "$build_dir" --parallel 2 --target $targets
+
+mkdir -p "$out_dir"
+bench_dir=$build_dir/test/bench
+start=$(date +%s)
+for p in $programs; do
+  if [ ! -x "$bench_dir/$p" ]; then
+    echo "== $p: not built, skipped"
+    rm -f "$out_dir/$p.json"
+    continue
+  fi
+  echo "== $p"
+  "$bench_dir/$p" --json "$out_dir/$p.json" | tee "$out_dir/$p.txt"
+  echo
+done
+elapsed=$(( $(date +%s) - start ))
+
+# --- the machine and the merged JSON -------------------------------------
+json_string() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+cores=$(nproc)
+kernel=$(uname -sr)
+compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' "$build_dir/CMakeCache.txt")
+compiler_version=$("${compiler:-c++}" --version | head -n 1)
+boost_version=$(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp 2>/dev/null || true)
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+revision=$(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo "unknown")
+{
+  printf '{"machine":{"cpu":"%s","cores":%s,"kernel":"%s","compiler":"%s","boost":"%s","load_average_after":"%s"},\n' \
+    "$(json_string "$cpu")" "$cores" "$(json_string "$kernel")" \
+    "$(json_string "$compiler_version")" "$boost_version" "$load"
+  printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
+    "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
+  first=1
+  for p in $programs; do
+    [ -f "$out_dir/$p.json" ] || continue
+    [ $first -eq 1 ] || printf ',\n'
+    first=0
+    cat "$out_dir/$p.json"
+  done
+  printf ']}\n'
+} > "$out_dir/results.json"
+
+# --- the tables of doc/benchmarks.md ---------------------------------------
+# Every measurement is one line of results.json; value() picks one figure
+# ("-" when it was not measured), fmt() rounds it for the table.
+value() { # workload impl n metric
+  v=$(grep '"kind":"measurement"' "$out_dir/results.json" \
+    | grep "\"workload\":\"$1\"" | grep "\"impl\":\"$2\"" \
+    | grep "\"n\":$3," | grep "\"metric\":\"$4\"" \
+    | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
+  printf '%s' "${v:--}"
+}
+fmt() { # value [decimals]
+  case $1 in -) printf '-' ;; *) awk -v v="$1" -v d="${2:-1}" 'BEGIN { printf "%.*f", d, v }' ;; esac
+}
+label() { case $1 in 1000) echo 1k ;; 100000) echo 100k ;; 1000000) echo 1M ;; *) echo "$1" ;; esac; }
+{
+  echo "Machine: $cpu, $cores cores, $kernel, $compiler_version, Boost $boost_version;"
+  echo "load average after the run: $load (the machine is shared). Revision $revision, $(date -u +%Y-%m-%d)."
+  echo "Benchmarks ran for ${elapsed} s."
+  echo
+  echo "#### W1 churn and W2 idle refresh: CPU ns per re-arm (median of 3 x 1M re-arms)"
+  echo
+  echo "| N | steady_timer W1 | wheel_timer W1 | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|"
+  for n in 1000 100000 1000000; do
+    printf '| %s' "$(label $n)"
+    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor"; do
+      # shellcheck disable=SC2086
+      printf ' | %s' "$(fmt "$(value $pair $n ns_per_rearm)")"
+    done
+    printf ' |\n'
+  done
+  echo
+  echo "#### W3 storm: N expiries spread evenly over 1 s (median of 3 runs)"
+  echo
+  echo "| N | implementation | CPU ms | early | p50 lateness ms | p99 lateness ms | max lateness ms | late runs | longest late run ms |"
+  echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+  for n in 100000 1000000; do
+    for impl in steady_timer wheel_timer; do
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$(label $n)" "$impl" \
+        "$(fmt "$(value W3 $impl $n cpu_ms)")" "$(fmt "$(value W3 $impl $n early)" 0)" \
+        "$(fmt "$(value W3 $impl $n lateness_p50_ms)" 3)" \
+        "$(fmt "$(value W3 $impl $n lateness_p99_ms)" 3)" \
+        "$(fmt "$(value W3 $impl $n lateness_max_ms)" 3)" \
+        "$(fmt "$(value W3 $impl $n late_runs)" 0)" \
+        "$(fmt "$(value W3 $impl $n longest_late_run_ms)" 2)"
+    done
+  done
+  echo
+  echo "Late runs: runs of consecutive expiries (in expiry order) later than tick + 1 ms;"
+  echo "the longest one's length is the span of expiries it covers."
+  echo "This machine's own event-loop wakeup latency (1000 x 1 ms steady_timer waits):" \
+    "p50 $(fmt "$(value W3 loop_wakeup_reference 1000 lateness_p50_ms)" 3) ms," \
+    "p99 $(fmt "$(value W3 loop_wakeup_reference 1000 lateness_p99_ms)" 3) ms," \
+    "max $(fmt "$(value W3 loop_wakeup_reference 1000 lateness_max_ms)" 3) ms."
+  echo
+  echo "#### W4 idle fleet: 100k waits at 30 s, no traffic, watched for 2 s"
+  echo
+  echo "| implementation | event-loop wakeups | CPU ms | wheel drive wakeups |"
+  echo "|---|---:|---:|---:|"
+  for impl in steady_timer wheel_timer; do
+    printf '| %s | %s | %s | %s |\n' "$impl" \
+      "$(fmt "$(value W4 $impl 100000 loop_wakeups)" 0)" "$(fmt "$(value W4 $impl 100000 cpu_ms)" 3)" \
+      "$(fmt "$(value W4 $impl 100000 drive_wakeups)" 0)"
+  done
+  echo
+  echo "#### W5 memory: bytes per timer with one pending wait"
+  echo
+  echo "| N | implementation | sizeof(timer) | heap bytes per timer | total bytes per timer |"
+  echo "|---:|---|---:|---:|---:|"
+  for n in 1000 100000 1000000; do
+    for impl in steady_timer wheel_timer; do
+      printf '| %s | %s | %s | %s | %s |\n' "$(label $n)" "$impl" \
+        "$(fmt "$(value W5 $impl $n sizeof_timer)" 0)" \
+        "$(fmt "$(value W5 $impl $n heap_bytes_per_timer)")" \
+        "$(fmt "$(value W5 $impl $n bytes_per_timer)")"
+    done
+  done
+  echo
+  echo "#### W6 fairness: 100k waits expire in one tick during a TCP ping-pong (median of 5 runs)"
+  echo
+  echo "| implementation | worst RTT us | worst RTT in the storm us | median RTT before us | most loop CPU within one round trip us | storm ms |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for impl in steady_timer wheel_timer; do
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$impl" \
+      "$(fmt "$(value W6 $impl 100000 worst_rtt_us)")" \
+      "$(fmt "$(value W6 $impl 100000 worst_rtt_in_storm_us)")" \
+      "$(fmt "$(value W6 $impl 100000 median_rtt_before_storm_us)")" \
+      "$(fmt "$(value W6 $impl 100000 worst_rtt_cpu_us)")" \
+      "$(fmt "$(value W6 $impl 100000 storm_ms)" 2)"
+  done
+  echo
+  echo "#### Budgets"
+  echo
+  echo "| verdict | budget | measured | limit |"
+  echo "|---|---|---:|---:|"
+  grep '"kind":"budget"' "$out_dir/results.json" | grep '"smoke":false' \
+    | sed 's/.*"budget":"\([^"]*\)","measured":\([^,]*\),"limit":\([^,]*\),"verdict":"\([^"]*\)".*/\4|\1|\2|\3/' \
+    | awk -F'|' '{ printf "| %s | %s | %.3g | %.3g |\n", $1, $2, $3, $4 }'
+  # Issue 3: W2 must beat libevent's common-timeout re-add (another program).
+  for n in 100000 1000000; do
+    w2=$(value W2 wheel_timer $n ns_per_rearm)
+    le=$(value W1 libevent $n ns_per_rearm)
+    if [ "$w2" != - ] && [ "$le" != - ]; then
+      awk -v w="$w2" -v l="$le" -v n="$(label $n)" 'BEGIN {
+        printf "| %s | W2 wheel reschedule : libevent common-timeout re-add at N=%s | %.3g | < 1 |\n",
+          (w < l ? "PASS" : "MISS"), n, w / l }'
+    else
+      echo "| n/a | W2 wheel reschedule : libevent re-add at N=$(label $n) (libevent not run) | - | < 1 |"
+    fi
+  done
+  failed=$(grep -c '"kind":"check_failed"' "$out_dir/results.json" || true)
+  echo
+  echo "Correctness checks failed: $failed."
+} > "$out_dir/summary.md"
+cat "$out_dir/summary.md"
+
+if command -v gnuplot >/dev/null 2>&1; then
+  "$script_dir/plot.sh" "$out_dir/results.json" "$repo_dir/doc/benchmarks"
+else
+  echo "gnuplot not found (Debian: gnuplot-nox): plots not rendered"
+fi
+
+# Budgets are informational; a failed correctness check is not.
+[ "$failed" -eq 0 ]
