@@ -634,6 +634,7 @@ private:
   void take_over(implementation_type& impl, implementation_type& other)
   {
     impl.expiry = other.expiry;
+    other.expiry = time_point();  // as if constructed from its executor
     impl.waits.push(other.waits);
     for (detail::wait_op_base* op = impl.waits.front(); op;
         op = boost::asio::detail::op_queue_access::next(op))

@@ -1,0 +1,848 @@
+// timer_ops.hpp: the operation language of the randomized model test and of the libFuzzer
+// target, a reference model of what basic_wheel_timer must do, and the runner that executes a
+// program of operations against real timers and the model side by side.
+//
+// A program is a wheel configuration plus a list of operations on a handful of timer objects
+// (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy) and on a
+// manual clock (advance, advance in steps). Every operation is defined for every state (an
+// operation on a timer that does not exist is skipped), so any subsequence of a program is a
+// program: that is what lets the model test delta-debug a failing program down to a few ops
+// and lets the fuzzer mutate bytes freely.
+//
+// The model is exact because the io_context is run until quiescent (settle()) after every
+// operation: then every wait the model calls pending is not yet due, so the counts returned by
+// cancel / expires_* / reschedule_* are known exactly, and Asio's "an expired wait whose handler
+// is queued is no longer cancellable" never comes into play.
+//
+// Shared by test/model/model_test.cpp (random programs from seeds) and
+// test/fuzz/timer_ops_fuzzer.cpp (programs decoded from fuzzer bytes).
+#pragma once
+
+#if !defined(BOOST_ASIO_DISABLE_TIMERFD)
+// With a timerfd, Linux Asio learns that a timer is due from the kernel a few microseconds after
+// re-arming it, so poll() right after a manual-clock advance may not see a due drive timer yet.
+// Without it, the epoll reactor compares the timer queue with the clock on every poll(), which
+// makes settle() exact and fast (no real-time waiting). The CMake targets define it.
+# error "timer_ops.hpp needs BOOST_ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
+#endif
+
+#include "../asio_wheel/manual_clock.hpp"
+
+#include <asio_wheel.hpp>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace asio_wheel_model {
+
+using asio_wheel_test::manual_clock;
+using asio_wheel_test::manual_wait_traits;
+using timer_type = asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits>;
+using service_type = asio_wheel::wheel_timer_service<manual_clock, manual_wait_traits>;
+using time_point = manual_clock::time_point;
+using duration = manual_clock::duration;
+
+// Timer objects a program can name. Few, so that random programs hit the same timer often.
+inline constexpr std::size_t timer_count = 6;
+
+// Amounts of time are counted in sixteenths of a tick: expiries land exactly on tick boundaries
+// (every 16th value) as often as strictly inside a tick, the two cases the wheel rounds
+// differently. These two values stand for the extremes of the clock instead.
+inline constexpr std::int32_t far_future = 32767;   // time_point::max() / duration::max()
+inline constexpr std::int32_t far_past = -32768;    // time_point::min() / duration::min()
+inline constexpr std::int64_t units_per_tick = 16;
+
+enum class op_kind : std::uint8_t
+{
+  create,            // timer `timer` = new timer; `other` % 3 picks the constructor
+  async_wait,        // timer.async_wait(record the completion); odd `other`: with a
+                     // cancellation slot (bind_cancellation_slot) of its own
+  cancel,            // timer.cancel()
+  cancel_one,        // timer.cancel_one()
+  expires_at,        // timer.expires_at(now + amount)
+  expires_after,     // timer.expires_after(amount)
+  reschedule_at,     // timer.reschedule_at(now + amount)
+  reschedule_after,  // timer.reschedule_after(amount)
+  move_construct,    // timer `timer` = new timer moved from timer `other`
+  move_assign,       // timer `timer` = std::move(timer `other`)
+  destroy,           // timer `timer` is destroyed
+  advance,           // the clock moves forward by |amount|, then the context settles
+  advance_in_steps,  // the same in steps of (other % 4 + 1) sixteenths of a tick, settling after each
+  emit_cancellation, // the cancellation signal of the (other % 8 + 1)-th latest wait emits
+                     // terminal, partial or total (amount % 3); nothing if it had no slot
+  kind_count
+};
+
+struct timer_op
+{
+  op_kind kind = op_kind::advance;
+  std::uint8_t timer = 0;   // < timer_count
+  std::uint8_t other = 0;   // move source, constructor choice or step size
+  std::int32_t amount = 0;  // sixteenths of a tick, or far_future / far_past
+};
+
+struct wheel_config
+{
+  std::size_t slots = 16;                       // small: a revolution is only 8 or 16 ticks
+  std::size_t max_completions_per_slice = 256;  // small values exercise the fairness slices
+  bool single_thread_hint = false;              // io_context(1) takes Asio's one-thread paths
+};
+
+inline constexpr std::chrono::nanoseconds model_tick = std::chrono::milliseconds(1);
+
+// advance_in_steps covers at most this many revolutions, so one op costs at most a few hundred
+// settles however large its amount.
+inline constexpr std::int64_t max_stepped_revolutions = 2;
+
+// ---------------------------------------------------------------------------------------------
+// Bytes <-> programs (the fuzzer's input format, also used to write the seed corpus):
+// byte 0: configuration (bit 0: 8 or 16 slots; bits 1-2: slice budget 1, 2, 3 or 256; bit 3:
+// io_context(1)); then 4 bytes per operation: kind, timer (bits 0-2) and other (bits 3-7), and
+// the amount as a little-endian int16. Trailing bytes that do not make a whole op are ignored.
+
+inline constexpr std::size_t bytes_per_op = 4;
+inline constexpr std::size_t max_program_ops = 1024;  // keeps one fuzz input fast
+
+inline wheel_config decode_config(std::uint8_t b)
+{
+  static constexpr std::size_t budgets[] = {1, 2, 3, 256};
+  wheel_config c;
+  c.slots = (b & 1) ? 8 : 16;
+  c.max_completions_per_slice = budgets[(b >> 1) & 3];
+  c.single_thread_hint = (b & 8) != 0;
+  return c;
+}
+
+inline std::uint8_t encode_config(const wheel_config& c)
+{
+  std::uint8_t b = c.slots == 8 ? 1 : 0;
+  const std::size_t budget = c.max_completions_per_slice;
+  b |= static_cast<std::uint8_t>((budget == 1 ? 0 : budget == 2 ? 1 : budget == 3 ? 2 : 3) << 1);
+  if (c.single_thread_hint)
+    b |= 8;
+  return b;
+}
+
+inline timer_op decode_op(const std::uint8_t* p)
+{
+  timer_op op;
+  op.kind = static_cast<op_kind>(p[0] % static_cast<unsigned>(op_kind::kind_count));
+  op.timer = static_cast<std::uint8_t>((p[1] & 7) % timer_count);
+  op.other = static_cast<std::uint8_t>(p[1] >> 3);
+  op.amount = static_cast<std::int16_t>(static_cast<std::uint16_t>(p[2] | (p[3] << 8)));
+  return op;
+}
+
+inline std::vector<timer_op> decode_ops(const std::uint8_t* data, std::size_t size)
+{
+  std::vector<timer_op> ops;
+  for (std::size_t i = 0; i + bytes_per_op <= size && ops.size() < max_program_ops;
+      i += bytes_per_op)
+    ops.push_back(decode_op(data + i));
+  return ops;
+}
+
+inline void encode_op(const timer_op& op, std::vector<std::uint8_t>& out)
+{
+  const auto amount = static_cast<std::uint16_t>(static_cast<std::int16_t>(op.amount));
+  out.push_back(static_cast<std::uint8_t>(op.kind));
+  out.push_back(static_cast<std::uint8_t>((op.timer % timer_count) | ((op.other & 31) << 3)));
+  out.push_back(static_cast<std::uint8_t>(amount & 0xff));
+  out.push_back(static_cast<std::uint8_t>(amount >> 8));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing, for failure reports.
+
+inline std::string describe_amount(std::int32_t amount)
+{
+  if (amount == far_future)
+    return "max";
+  if (amount == far_past)
+    return "min";
+  std::ostringstream s;
+  s << (amount < 0 ? "-" : "+") << (amount < 0 ? -static_cast<std::int64_t>(amount) : amount)
+    << "/16 tick";
+  return s.str();
+}
+
+inline std::string describe(const timer_op& op)
+{
+  std::ostringstream s;
+  const std::string t = "t" + std::to_string(op.timer);
+  const std::string o = "t" + std::to_string(op.other % timer_count);
+  switch (op.kind)
+  {
+  case op_kind::create:
+    switch (op.other % 3)
+    {
+    case 0: s << t << " = timer(ex)"; break;
+    case 1: s << t << " = timer(io, now " << describe_amount(op.amount) << ")"; break;
+    default: s << t << " = timer(ex, " << describe_amount(op.amount) << ")"; break;
+    }
+    break;
+  case op_kind::async_wait:
+    s << t << ".async_wait(" << ((op.other & 1) ? "bind_cancellation_slot(sig, h)" : "h") << ")";
+    break;
+  case op_kind::cancel: s << t << ".cancel()"; break;
+  case op_kind::cancel_one: s << t << ".cancel_one()"; break;
+  case op_kind::expires_at: s << t << ".expires_at(now " << describe_amount(op.amount) << ")"; break;
+  case op_kind::expires_after: s << t << ".expires_after(" << describe_amount(op.amount) << ")"; break;
+  case op_kind::reschedule_at: s << t << ".reschedule_at(now " << describe_amount(op.amount) << ")"; break;
+  case op_kind::reschedule_after: s << t << ".reschedule_after(" << describe_amount(op.amount) << ")"; break;
+  case op_kind::move_construct: s << t << " = timer(std::move(" << o << "))"; break;
+  case op_kind::move_assign: s << t << " = std::move(" << o << ")"; break;
+  case op_kind::destroy: s << "destroy " << t; break;
+  case op_kind::advance: s << "advance clock +" << std::abs(op.amount) << "/16 tick"; break;
+  case op_kind::advance_in_steps:
+    s << "advance clock +" << std::abs(op.amount) << "/16 tick (at most "
+      << max_stepped_revolutions << " revolutions)"
+      << " in steps of " << (op.other % 4 + 1) << "/16 tick";
+    break;
+  case op_kind::emit_cancellation:
+  {
+    static const char* const types[] = {"terminal", "partial", "total"};
+    s << "signal of the wait started " << (op.other % 8 + 1) << " waits ago emits "
+      << types[(op.amount % 3 + 3) % 3];
+    break;
+  }
+  default: s << "?"; break;
+  }
+  return s.str();
+}
+
+inline std::string describe(const wheel_config& c)
+{
+  std::ostringstream s;
+  s << "slots=" << c.slots << " tick=1ms max_completions_per_slice="
+    << c.max_completions_per_slice << (c.single_thread_hint ? " io_context(1)" : " io_context()");
+  return s.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runner.
+
+struct failure
+{
+  std::size_t op_index = 0;  // the op after which the check failed (ops.size(): final check)
+  std::string category;      // stable short name, so minimisation keeps the same failure
+  std::string message;
+};
+
+// Results worth reporting from a passing run.
+struct run_summary
+{
+  std::size_t ops_run = 0;
+  std::size_t waits_started = 0;
+  std::size_t waits_succeeded = 0;
+  std::size_t waits_aborted = 0;
+  // Completion minus expiry in manual time, over the successful waits whose expiry the clock
+  // passed in an advance_in_steps op (at most a quarter tick a step): under one tick plus the
+  // step. (After a plain advance the lateness only measures how far the clock jumped.)
+  duration max_lateness_stepped{0};
+};
+
+// The runner's records, outside model_run so that their default member initialisers are usable
+// inside it (clang does not allow that for a class nested in one still being defined).
+namespace run_detail {
+
+enum class expected_state { pending, succeeded, aborted };
+
+// What the library did with one wait (written by its handler).
+struct wait_record
+{
+  int calls = 0;
+  boost::system::error_code ec;
+  time_point completed_at{};
+  bool ran_inside_call = false;
+};
+
+// What the model says about the same wait.
+struct model_wait
+{
+  expected_state state = expected_state::pending;
+  time_point expiry{};          // for succeeded waits: the expiry it completed for
+  time_point completes_at{};    // for succeeded waits: the settle time it must complete at
+  duration step{0};             // >0: the clock passed the expiry in steps of this size
+  bool verified = false;        // completion seen and checked
+};
+
+struct model_timer
+{
+  time_point expiry{};
+  std::deque<std::size_t> pending;  // wait ids, oldest first
+};
+
+} // namespace run_detail
+
+class model_run
+{
+public:
+  using expected_state = run_detail::expected_state;
+  using wait_record = run_detail::wait_record;
+  using model_wait = run_detail::model_wait;
+  using model_timer = run_detail::model_timer;
+
+  explicit model_run(const wheel_config& config)
+    : config_(config),
+      io_(config.single_thread_hint ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT)
+  {
+    asio_wheel::wheel_options options;
+    options.tick = model_tick;
+    options.slots = config.slots;
+    options.max_completions_per_slice = config.max_completions_per_slice;
+    // The service takes Clock::now() as the origin of its ticks: read it at the same manual
+    // time (nothing moves the clock in between), so the model knows every tick boundary.
+    origin_ = manual_clock::now();
+    service_ = &boost::asio::make_service<service_type>(io_, options);
+  }
+
+  model_run(const model_run&) = delete;
+  model_run& operator=(const model_run&) = delete;
+
+  ~model_run()
+  {
+    // Timers go before the context; handlers still queued are destroyed with it, unrun.
+    for (auto& t : timers_)
+      t.reset();
+  }
+
+  // Runs ops and checks every step; returns the first failure. After the last op every timer
+  // is destroyed and every wait must have completed exactly once.
+  std::optional<failure> run(const std::vector<timer_op>& ops)
+  {
+    for (std::size_t i = 0; i < ops.size(); ++i)
+    {
+      op_index_ = i;
+      execute(ops[i]);
+      if (failure_)
+        return failure_;
+      ++summary_.ops_run;
+    }
+    op_index_ = ops.size();
+    for (std::size_t t = 0; t < timer_count; ++t)
+      if (timers_[t])
+        execute_destroy(t);
+    if (!failure_)
+      settle_and_check();
+    for (std::size_t id = 0; id < records_.size() && !failure_; ++id)
+      if (records_[id].calls != 1)
+        fail("handler_not_run_once", "wait #" + std::to_string(id) + " ran its handler "
+            + std::to_string(records_[id].calls) + " times by the end");
+    return failure_;
+  }
+
+  const run_summary& summary() const { return summary_; }
+
+private:
+  static constexpr int settle_round_limit = 100'000;
+
+  // ----- time arithmetic of the model -----
+
+  static duration to_duration(std::int32_t amount)
+  {
+    if (amount == far_future)
+      return (duration::max)();
+    if (amount == far_past)
+      return (duration::min)();
+    return duration(static_cast<std::int64_t>(amount) * (model_tick.count() / units_per_tick));
+  }
+
+  // now + d, saturating at the clock's limits exactly as Asio's chrono_time_traits::add does
+  // (the library computes expires_after / reschedule_after with it).
+  static time_point add(time_point t, duration d)
+  {
+    const time_point epoch;
+    if (t >= epoch)
+    {
+      if ((time_point::max)() - t < d)
+        return (time_point::max)();
+    }
+    else if (-(t - (time_point::min)()) > d)
+      return (time_point::min)();
+    return t + d;
+  }
+
+  time_point absolute(std::int32_t amount) const
+  {
+    if (amount == far_future)
+      return (time_point::max)();
+    if (amount == far_past)
+      return (time_point::min)();
+    return add(manual_clock::now(), to_duration(amount));
+  }
+
+  // The first tick boundary at or after `expiry`: the wheel completes a wait when the clock
+  // has reached it. nullopt: never reached (time_point::max(), or beyond the clock's range).
+  std::optional<time_point> due_boundary(time_point expiry) const
+  {
+    if (expiry == (time_point::max)())
+      return std::nullopt;
+    if (expiry <= origin_)
+      return origin_;
+    const __int128 diff = static_cast<__int128>(expiry.time_since_epoch().count())
+        - origin_.time_since_epoch().count();
+    const __int128 tick = model_tick.count();
+    const __int128 boundary = origin_.time_since_epoch().count() + (diff + tick - 1) / tick * tick;
+    if (boundary > (std::numeric_limits<std::int64_t>::max)())
+      return std::nullopt;
+    return time_point(duration(static_cast<std::int64_t>(boundary)));
+  }
+
+  // ----- failure reporting -----
+
+  void fail(const std::string& category, const std::string& message)
+  {
+    if (!failure_)
+      failure_ = failure{op_index_, category, message};
+  }
+
+  std::string at_time(time_point t) const
+  {
+    if (t == time_point())
+      return "time_point() (the epoch)";
+    if (t == (time_point::max)())
+      return "time_point::max()";
+    if (t == (time_point::min)())
+      return "time_point::min()";
+    std::ostringstream s;
+    s << "origin+" << (t - origin_).count() << "ns";
+    return s.str();
+  }
+
+  // ----- operations -----
+
+  // Every library call goes through here, so a handler that runs inside a call is caught.
+  template <typename F>
+  auto call(F&& f)
+  {
+    struct guard
+    {
+      bool& flag;
+      ~guard() { flag = false; }
+    } g{inside_call_};
+    inside_call_ = true;
+    return f();
+  }
+
+  void start_wait(std::size_t t, bool with_slot)
+  {
+    const std::size_t id = records_.size();
+    records_.emplace_back();
+    waits_.emplace_back();
+    signals_.emplace_back();
+    model_[t]->pending.push_back(id);
+    ++summary_.waits_started;
+    auto handler = [this, id](const boost::system::error_code& ec) {
+      wait_record& r = records_[id];
+      ++r.calls;
+      r.ec = ec;
+      r.completed_at = manual_clock::now();
+      if (inside_call_)
+        r.ran_inside_call = true;
+    };
+    call([&] {
+      if (with_slot)
+        timers_[t]->async_wait(boost::asio::bind_cancellation_slot(
+            signals_.back().emplace().slot(), std::move(handler)));
+      else
+        timers_[t]->async_wait(std::move(handler));
+    });
+  }
+
+  // Per-operation cancellation: a pending wait is aborted (whatever its place in its timer's
+  // FIFO); for a wait that has completed the slot was cleared, and emitting does nothing.
+  void emit_cancellation(const timer_op& op)
+  {
+    const std::size_t back = op.other % 8 + 1;
+    if (records_.size() < back)
+      return;
+    const std::size_t id = records_.size() - back;
+    if (!signals_[id])
+      return;  // started without a slot
+    static constexpr boost::asio::cancellation_type types[] = {
+      boost::asio::cancellation_type::terminal, boost::asio::cancellation_type::partial,
+      boost::asio::cancellation_type::total};
+    if (waits_[id].state == expected_state::pending)
+    {
+      for (auto& m : model_)
+        if (m)
+          for (auto it = m->pending.begin(); it != m->pending.end(); ++it)
+            if (*it == id)
+            {
+              m->pending.erase(it);
+              break;
+            }
+      waits_[id].state = expected_state::aborted;
+      ++summary_.waits_aborted;
+    }
+    call([&] { signals_[id]->emit(types[(op.amount % 3 + 3) % 3]); });
+  }
+
+  // The model side of cancel / cancel_one / expires_* / destroy / move-assign.
+  std::size_t abort_pending(model_timer& m, std::size_t limit)
+  {
+    std::size_t n = 0;
+    while (n < limit && !m.pending.empty())
+    {
+      waits_[m.pending.front()].state = expected_state::aborted;
+      m.pending.pop_front();
+      ++n;
+      ++summary_.waits_aborted;
+    }
+    return n;
+  }
+
+  void expect_count(const char* what, std::size_t got, std::size_t expected)
+  {
+    if (got != expected)
+      fail(std::string("wrong_count_") + what, std::string(what) + " returned "
+          + std::to_string(got) + ", the model expected " + std::to_string(expected));
+  }
+
+  void execute_destroy(std::size_t t)
+  {
+    abort_pending(*model_[t], ~std::size_t(0));
+    model_[t].reset();
+    call([&] { timers_[t].reset(); });
+  }
+
+  void execute(const timer_op& op)
+  {
+    const std::size_t t = op.timer % timer_count;
+    const std::size_t o = op.other % timer_count;
+    const bool exists = timers_[t].has_value();
+    switch (op.kind)
+    {
+    case op_kind::create:
+      if (exists)
+        return;  // skipped: the slot holds a timer
+      switch (op.other % 3)
+      {
+      case 0:
+        call([&] { timers_[t].emplace(io_.get_executor()); });
+        model_[t].emplace();
+        break;
+      case 1:
+      {
+        const time_point tp = absolute(op.amount);
+        call([&] { timers_[t].emplace(io_, tp); });
+        model_[t].emplace().expiry = tp;
+        break;
+      }
+      default:
+      {
+        const duration d = to_duration(op.amount);
+        call([&] { timers_[t].emplace(io_.get_executor(), d); });
+        model_[t].emplace().expiry = add(manual_clock::now(), d);
+        break;
+      }
+      }
+      break;
+    case op_kind::async_wait:
+      if (!exists)
+        return;
+      start_wait(t, (op.other & 1) != 0);
+      break;
+    case op_kind::cancel:
+      if (!exists)
+        return;
+      expect_count("cancel", call([&] { return timers_[t]->cancel(); }),
+          abort_pending(*model_[t], ~std::size_t(0)));
+      break;
+    case op_kind::cancel_one:
+      if (!exists)
+        return;
+      expect_count("cancel_one", call([&] { return timers_[t]->cancel_one(); }),
+          abort_pending(*model_[t], 1));
+      break;
+    case op_kind::expires_at:
+    case op_kind::expires_after:
+    {
+      if (!exists)
+        return;
+      const bool at = op.kind == op_kind::expires_at;
+      const time_point tp = at ? absolute(op.amount) : add(manual_clock::now(), to_duration(op.amount));
+      const std::size_t got = call([&] {
+        return at ? timers_[t]->expires_at(tp) : timers_[t]->expires_after(to_duration(op.amount));
+      });
+      expect_count(at ? "expires_at" : "expires_after", got,
+          abort_pending(*model_[t], ~std::size_t(0)));
+      model_[t]->expiry = tp;
+      break;
+    }
+    case op_kind::reschedule_at:
+    case op_kind::reschedule_after:
+    {
+      if (!exists)
+        return;
+      const bool at = op.kind == op_kind::reschedule_at;
+      const time_point tp = at ? absolute(op.amount) : add(manual_clock::now(), to_duration(op.amount));
+      const std::size_t got = call([&] {
+        return at ? timers_[t]->reschedule_at(tp)
+                  : timers_[t]->reschedule_after(to_duration(op.amount));
+      });
+      expect_count(at ? "reschedule_at" : "reschedule_after", got, model_[t]->pending.size());
+      model_[t]->expiry = tp;
+      break;
+    }
+    case op_kind::move_construct:
+      if (exists || t == o || !timers_[o])
+        return;
+      call([&] { timers_[t].emplace(std::move(*timers_[o])); });
+      model_[t].emplace(std::move(*model_[o]));
+      // As Asio's basic_waitable_timer: the moved-from object is left as if constructed from
+      // its executor (no expiry, no waits) and stays usable.
+      *model_[o] = model_timer{};
+      break;
+    case op_kind::move_assign:
+      if (!exists || t == o || !timers_[o])
+        return;
+      abort_pending(*model_[t], ~std::size_t(0));
+      call([&] { *timers_[t] = std::move(*timers_[o]); });
+      *model_[t] = std::move(*model_[o]);
+      *model_[o] = model_timer{};
+      break;
+    case op_kind::destroy:
+      if (!exists)
+        return;
+      execute_destroy(t);
+      break;
+    case op_kind::advance:
+      // A plain count of sixteenths: far_future here is 32767 of them, not duration::max(),
+      // which would overflow the (process-wide) manual clock.
+      manual_clock::advance(duration(std::abs(static_cast<std::int64_t>(op.amount))
+          * (model_tick.count() / units_per_tick)));
+      break;
+    case op_kind::advance_in_steps:
+    {
+      const std::int64_t step_units = op.other % 4 + 1;
+      const std::int64_t limit = max_stepped_revolutions * static_cast<std::int64_t>(config_.slots)
+          * units_per_tick;
+      std::int64_t total = op.amount < 0 ? -static_cast<std::int64_t>(op.amount) : op.amount;
+      if (total > limit)
+        total = limit;
+      stepping_ = true;
+      stepping_from_ = manual_clock::now();
+      step_ = to_duration(static_cast<std::int32_t>(step_units));
+      while (total > 0 && !failure_)
+      {
+        const std::int64_t step = total < step_units ? total : step_units;
+        manual_clock::advance(to_duration(static_cast<std::int32_t>(step)));
+        total -= step;
+        settle_and_check();
+      }
+      stepping_ = false;
+      return;  // settled after each step
+    }
+    case op_kind::emit_cancellation:
+      emit_cancellation(op);
+      break;
+    default:
+      return;
+    }
+    if (!failure_)
+      settle_and_check();
+  }
+
+  // ----- settling and checking -----
+
+  bool settle()
+  {
+    io_.restart();
+    for (int round = 0; round < settle_round_limit; ++round)
+      if (io_.poll() == 0)
+        return true;
+    return false;
+  }
+
+  void settle_and_check()
+  {
+    if (!settle())
+    {
+      fail("settle_unbounded", "the io_context still had handlers to run after "
+          + std::to_string(settle_round_limit) + " poll rounds");
+      return;
+    }
+    const time_point now = manual_clock::now();
+
+    // The model's side of the settle: every pending wait whose due boundary has been reached
+    // has completed, now, with success.
+    for (auto& m : model_)
+    {
+      if (!m || m->pending.empty())
+        continue;
+      const auto due = due_boundary(m->expiry);
+      if (!due || *due > now)
+        continue;
+      for (std::size_t id : m->pending)
+      {
+        model_wait& w = waits_[id];
+        w.state = expected_state::succeeded;
+        w.expiry = m->expiry;
+        w.completes_at = now;
+        if (stepping_ && m->expiry > stepping_from_)
+          w.step = step_;
+        ++summary_.waits_succeeded;
+      }
+      m->pending.clear();
+    }
+
+    for (std::size_t id = 0; id < records_.size() && !failure_; ++id)
+      check_wait(id, now);
+    for (std::size_t t = 0; t < timer_count && !failure_; ++t)
+      check_timer(t);
+    if (!failure_)
+      check_stats();
+  }
+
+  void check_wait(std::size_t id, time_point now)
+  {
+    const wait_record& r = records_[id];
+    model_wait& w = waits_[id];
+    const std::string name = "wait #" + std::to_string(id);
+    if (r.calls > 1)
+      return fail("handler_ran_twice", name + " ran its handler " + std::to_string(r.calls) + " times");
+    if (r.ran_inside_call)
+      return fail("handler_inside_call", name + "'s handler ran inside a timer member call");
+    if (w.verified)
+      return;
+    switch (w.state)
+    {
+    case expected_state::pending:
+      if (r.calls != 0)
+      {
+        std::string expiry = "?";
+        for (const auto& m : model_)
+          if (m)
+            for (std::size_t pending_id : m->pending)
+              if (pending_id == id)
+                expiry = at_time(m->expiry);
+        fail(r.ec ? "aborted_while_pending" : "completed_early",
+            name + " completed with '" + r.ec.message() + "' at " + at_time(r.completed_at)
+            + " while the model has it pending with expiry " + expiry + " (tick boundaries at"
+            + " origin + k * " + std::to_string(model_tick.count()) + "ns)");
+      }
+      return;
+    case expected_state::aborted:
+      if (r.calls == 0)
+        return fail("abort_not_delivered", name + " was aborted but its handler has not run");
+      if (r.ec != boost::asio::error::operation_aborted)
+        return fail("abort_wrong_error", name + " should complete with operation_aborted, got '"
+            + r.ec.message() + "'");
+      w.verified = true;
+      return;
+    case expected_state::succeeded:
+    {
+      if (r.calls == 0)
+        return fail("expiry_missed", name + " with expiry " + at_time(w.expiry)
+            + " should have completed by " + at_time(now) + " (its tick boundary has passed)");
+      if (r.ec)
+        return fail("expiry_wrong_error", name + " should complete with success, got '"
+            + r.ec.message() + "'");
+      if (r.completed_at < w.expiry)
+        return fail("completed_early", name + " completed at " + at_time(r.completed_at)
+            + ", before its expiry " + at_time(w.expiry));
+      // The first settle at or after the wait's tick boundary: the boundary is less than one
+      // tick after the expiry, so the lateness is under one tick plus the last clock step.
+      if (r.completed_at != w.completes_at)
+        return fail("completed_late", name + " completed at " + at_time(r.completed_at)
+            + ", the model expected " + at_time(w.completes_at));
+      if (w.step > duration::zero())
+      {
+        // "At most one tick late", stated directly for a clock that moves in small steps (the
+        // exact check above implies it): the tick boundary is under one tick after the expiry,
+        // and the first settle at or after the boundary under one step after it.
+        const duration late = r.completed_at - w.expiry;
+        if (late >= std::chrono::duration_cast<duration>(model_tick) + w.step)
+          return fail("completed_late", name + " completed " + std::to_string(late.count())
+              + " ns after its expiry, not within one tick plus the clock step of "
+              + std::to_string(w.step.count()) + " ns");
+        if (late > summary_.max_lateness_stepped)
+          summary_.max_lateness_stepped = late;
+      }
+      w.verified = true;
+      return;
+    }
+    }
+  }
+
+  void check_timer(std::size_t t)
+  {
+    if (!timers_[t])
+      return;
+    const time_point got = timers_[t]->expiry();
+    if (got != model_[t]->expiry)
+      fail("wrong_expiry", "t" + std::to_string(t) + ".expiry() is " + at_time(got)
+          + ", the model expected " + at_time(model_[t]->expiry));
+  }
+
+  void check_stats()
+  {
+    const asio_wheel::wheel_stats s = service_->stats();
+    std::size_t pending = 0, timers_waiting = 0;
+    for (const auto& m : model_)
+      if (m && !m->pending.empty())
+      {
+        pending += m->pending.size();
+        ++timers_waiting;
+      }
+    auto expect = [this](const char* field, std::uint64_t got, std::uint64_t expected) {
+      if (got != expected)
+        fail(std::string("wrong_stats_") + field, std::string("wheel_stats::") + field + " is "
+            + std::to_string(got) + ", the model expected " + std::to_string(expected));
+    };
+    expect("pending_waits", s.pending_waits, pending);
+    expect("timers_in_wheel", s.timers_in_wheel, timers_waiting);
+    expect("queued_completions", s.queued_completions, 0);
+    expect("waits_expired", s.waits_expired, summary_.waits_succeeded);
+    expect("waits_cancelled", s.waits_cancelled, summary_.waits_aborted);
+  }
+
+  const wheel_config config_;
+  std::vector<wait_record> records_;  // declared before io_: handlers refer to it
+  std::vector<model_wait> waits_;
+  // One signal per wait started with a slot; a deque, so a signal never moves while a handler
+  // is attached to it. Declared before io_: outlives the operations that point into it.
+  std::deque<std::optional<boost::asio::cancellation_signal>> signals_;
+  boost::asio::io_context io_;
+  service_type* service_ = nullptr;
+  std::array<std::optional<timer_type>, timer_count> timers_;
+  std::array<std::optional<model_timer>, timer_count> model_;
+  time_point origin_{};
+  bool inside_call_ = false;
+  bool stepping_ = false;
+  time_point stepping_from_{};  // clock when the current advance_in_steps began
+  duration step_{0};            // its step
+  std::size_t op_index_ = 0;
+  std::optional<failure> failure_;
+  run_summary summary_;
+};
+
+// Runs one program from a fresh io_context and service.
+inline std::optional<failure> run_program(const wheel_config& config,
+    const std::vector<timer_op>& ops, run_summary* summary = nullptr)
+{
+  model_run run(config);
+  auto result = run.run(ops);
+  if (summary)
+    *summary = run.summary();
+  return result;
+}
+
+} // namespace asio_wheel_model
