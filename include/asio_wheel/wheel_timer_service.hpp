@@ -163,9 +163,7 @@ public:
     completions done;
     {
       lock_type lock(mutex_);
-      abort_waits(impl, done, ~std::size_t(0));
-      if (impl.in_wheel())
-        wheel_.erase(impl);  // a ghost: the entry's memory is going away
+      drop(impl, done);
     }
     send(done);
   }
@@ -186,9 +184,7 @@ public:
       completions done;
       {
         lock_type lock(mutex_);
-        abort_waits(impl, done, ~std::size_t(0));
-        if (impl.in_wheel())
-          wheel_.erase(impl);
+        drop(impl, done);
         take_over(impl, other);
       }
       send(done);
@@ -249,15 +245,10 @@ public:
         wheel_.erase(impl);
         expire(impl, Clock::now(),
             [&](detail::wait_op_base* op) { complete(done, op); });
-        --stats_.timers_in_wheel;
         disarm_if_idle();
       }
       else if (due < impl.filed_tick)
-      {
-        wheel_.erase(impl);
-        wheel_.insert(impl, due);
-        arm_if_earlier(due);
-      }
+        refile_earlier(impl, due);
     }
     send(done);
     return moved;
@@ -407,6 +398,14 @@ private:
     return d > duration::zero() ? d : duration(1);
   }
 
+  // t - origin_ for t >= origin_, exact over the whole range of rep (the
+  // difference of two signed values always fits the unsigned type).
+  urep elapsed(const time_point& t) const noexcept
+  {
+    return static_cast<urep>(t.time_since_epoch().count())
+      - static_cast<urep>(origin_.time_since_epoch().count());
+  }
+
   // The first tick boundary at or after t: waiting for it is never early.
   tick_type due_tick(const time_point& t) const noexcept
   {
@@ -414,8 +413,7 @@ private:
       return 0;
     if (t == (time_point::max)())
       return detail::never_tick;  // never due: never arms the drive timer
-    const urep diff = static_cast<urep>(t.time_since_epoch().count())
-      - static_cast<urep>(origin_.time_since_epoch().count());
+    const urep diff = elapsed(t);
     const urep tk = static_cast<urep>(tick_.count());
     urep q = diff / tk;
     if (q * tk != diff)
@@ -429,9 +427,7 @@ private:
   {
     if (t < origin_)
       return -1;
-    const urep diff = static_cast<urep>(t.time_since_epoch().count())
-      - static_cast<urep>(origin_.time_since_epoch().count());
-    const urep q = diff / static_cast<urep>(tick_.count());
+    const urep q = elapsed(t) / static_cast<urep>(tick_.count());
     return q >= static_cast<urep>(detail::never_tick)
       ? detail::never_tick - 1 : static_cast<tick_type>(q);
   }
@@ -526,12 +522,7 @@ private:
             arm_if_earlier(due);
           }
           else if (due < impl.filed_tick)
-          {
-            // A ghost filed too late for the new expiry: re-file it now.
-            wheel_.erase(impl);
-            wheel_.insert(impl, due);
-            arm_if_earlier(due);
-          }
+            refile_earlier(impl, due);  // a ghost filed too late
           else
           {
             // A ghost filed at or before the new due tick: reuse it as it
@@ -584,6 +575,23 @@ private:
         retire(impl);
     }
     return n;
+  }
+
+  // Aborts all of impl's waits and unlinks its entry, ghost included: the
+  // implementation is going away or taking over another's. Lock held.
+  void drop(implementation_type& impl, completions& done)
+  {
+    abort_waits(impl, done, ~std::size_t(0));
+    if (impl.in_wheel())
+      wheel_.erase(impl);
+  }
+
+  // Moves impl's entry, in the wheel, to the earlier tick `due`. Lock held.
+  void refile_earlier(implementation_type& impl, tick_type due)
+  {
+    wheel_.erase(impl);
+    wheel_.insert(impl, due);
+    arm_if_earlier(due);
   }
 
   // Per-operation cancellation: aborts one wait if it is still pending.
@@ -646,11 +654,12 @@ private:
     }
   }
 
-  // Completes all of impl's waits with success, handing each to `sink`.
-  // Lock held; impl has already left the wheel.
+  // Completes all of impl's waits (there is at least one) with success,
+  // handing each to `sink`. Lock held; impl has already left the wheel.
   template <typename Sink>
   void expire(implementation_type& impl, const time_point& now, Sink&& sink)
   {
+    --stats_.timers_in_wheel;
     if (impl.expiry < now)
     {
       // Saturating: an expiry such as time_point::min() is "infinitely" late.
@@ -738,7 +747,6 @@ private:
           auto& impl = static_cast<implementation_type&>(e);
           if (impl.waits.empty())
             return;
-          --stats_.timers_in_wheel;
           expire(impl, now, [this](detail::wait_op_base* op) {
             expired_.push(op);
             ++stats_.queued_completions;
