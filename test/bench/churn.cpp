@@ -169,6 +169,27 @@ churn_result run_floor(std::vector<clock_type::time_point>& expiries,
   return r;
 }
 
+// W1 on one fleet, `reps` times: CPU and wall ns per re-arm are appended to
+// `cpu` and `wall`, and every aborted handler must have run once.
+template <class Fleet>
+void measure_w1(Fleet& fleet, const std::string& name, std::size_t n,
+    std::size_t rearms, int reps, bench::report& report,
+    std::vector<double>& cpu, std::vector<double>& wall)
+{
+  for (int rep = 0; rep < reps; ++rep)
+  {
+    const churn_result r = run_w1(fleet, rearms, 1000 + rep);
+    report.check(r.handlers_ran == r.handlers_expected,
+        name + " W1 N=" + std::to_string(n)
+        + ": every aborted handler ran once (" + std::to_string(r.handlers_ran)
+        + " of " + std::to_string(r.handlers_expected) + ")");
+    report.check(r.moved_or_cancelled == rearms,
+        name + " W1: each expires_after aborted exactly one wait");
+    cpu.push_back(r.ns_per_op);
+    wall.push_back(r.wall_ns_per_op);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -199,35 +220,15 @@ int main(int argc, char** argv)
     std::vector<double> steady_w1_wall, wheel_w1_wall, wheel_w2_wall, floor_wall;
     {
       timer_fleet<boost::asio::steady_timer> fleet(n);
-      for (int rep = 0; rep < reps; ++rep)
-      {
-        const churn_result r = run_w1(fleet, rearms, 1000 + rep);
-        report.check(r.handlers_ran == r.handlers_expected,
-            "steady_timer W1 N=" + std::to_string(n)
-            + ": every aborted handler ran once (" + std::to_string(r.handlers_ran)
-            + " of " + std::to_string(r.handlers_expected) + ")");
-        report.check(r.moved_or_cancelled == rearms,
-            "steady_timer W1: each expires_after aborted exactly one wait");
-        steady_w1.push_back(r.ns_per_op);
-        steady_w1_wall.push_back(r.wall_ns_per_op);
-      }
+      measure_w1(fleet, "steady_timer", n, rearms, reps, report,
+          steady_w1, steady_w1_wall);
       report.check(fleet.counts.succeeded == 0,
           "steady_timer W1: no 30 s wait completed during the run");
     }
     {
       timer_fleet<asio_wheel::wheel_timer> fleet(n);
-      for (int rep = 0; rep < reps; ++rep)
-      {
-        const churn_result r = run_w1(fleet, rearms, 1000 + rep);
-        report.check(r.handlers_ran == r.handlers_expected,
-            "wheel_timer W1 N=" + std::to_string(n)
-            + ": every aborted handler ran once (" + std::to_string(r.handlers_ran)
-            + " of " + std::to_string(r.handlers_expected) + ")");
-        report.check(r.moved_or_cancelled == rearms,
-            "wheel_timer W1: each expires_after aborted exactly one wait");
-        wheel_w1.push_back(r.ns_per_op);
-        wheel_w1_wall.push_back(r.wall_ns_per_op);
-      }
+      measure_w1(fleet, "wheel_timer", n, rearms, reps, report,
+          wheel_w1, wheel_w1_wall);
       for (int rep = 0; rep < reps; ++rep)
       {
         const churn_result r = run_w2(fleet, rearms, 2000 + rep);

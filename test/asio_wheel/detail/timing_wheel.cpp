@@ -31,22 +31,8 @@ struct test_entry : wheel_entry
   tick_type expired_at = -1;
 };
 
-// Advances the wheel to `to`, recording what expired.
-std::vector<test_entry*> advance(timing_wheel& w, tick_type to)
-{
-  std::vector<test_entry*> out;
-  w.advance(to,
-      [](const wheel_entry& e) { return static_cast<const test_entry&>(e).due; },
-      [&](wheel_entry& e) {
-        auto& t = static_cast<test_entry&>(e);
-        ++t.expired;
-        t.expired_at = to;
-        out.push_back(&t);
-      });
-  return out;
-}
-
-// The same with a visit budget: one step of a bounded advance.
+// Advances the wheel to `to` visiting at most `budget` entries (one step of
+// a bounded advance), recording what expired.
 std::vector<test_entry*> advance_some(timing_wheel& w, tick_type to, std::size_t budget)
 {
   std::vector<test_entry*> out;
@@ -60,6 +46,12 @@ std::vector<test_entry*> advance_some(timing_wheel& w, tick_type to, std::size_t
       },
       budget);
   return out;
+}
+
+// A whole advance to `to`.
+std::vector<test_entry*> advance(timing_wheel& w, tick_type to)
+{
+  return advance_some(w, to, ~std::size_t(0));
 }
 
 void insert(timing_wheel& w, test_entry& e, tick_type due)
