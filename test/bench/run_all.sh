@@ -112,11 +112,11 @@ label() { case $1 in 1000) echo 1k ;; 100000) echo 100k ;; 1000000) echo 1M ;; *
   echo
   echo "#### W1 churn and W2 idle refresh: CPU ns per re-arm (median of 3 x 1M re-arms)"
   echo
-  echo "| N | steady_timer W1 | wheel_timer W1 | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| N | steady_timer W1 | wheel_timer W1 | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor | read floor |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 1000 100000 1000000; do
     printf '| %s' "$(label $n)"
-    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor"; do
+    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor" "W2 read_floor"; do
       # shellcheck disable=SC2086
       printf ' | %s' "$(fmt "$(value $pair $n ns_per_rearm)")"
     done
