@@ -57,7 +57,7 @@ stats_field() {
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 # CPU time of all the process's threads in nanoseconds (schedstat's first field;
 # /proc/PID/stat's utime and stime only have 10 ms resolution).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ total += $1 } END { printf "%d\n", total }'; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ total += $1 } END { printf "%.0f\n", total }'; }
 
 mkfifo "$work_dir/server_stdout" "$work_dir/load_stdout"
 "$server" --port 0 --idle-timeout 60s --max-connections $((connections + 100)) >"$work_dir/server_stdout" &

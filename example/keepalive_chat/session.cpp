@@ -109,7 +109,8 @@ void session::on_readable(const boost::system::error_code& ec) {
     boost::system::error_code read_ec;
     const std::size_t n = socket_.read_some(boost::asio::buffer(chunk), read_ec);
     if (read_ec == boost::asio::error::would_block || read_ec == boost::asio::error::try_again) break;
-    if (read_ec) return close_now();  // EOF or reset: the client is gone
+    if (read_ec == boost::asio::error::eof) return end_of_input();
+    if (read_ec) return close_now();  // reset: the client is gone
     if (state_ == state::open) consume(chunk.data(), n);
     // closing / draining: input is read only to see the client's EOF, and dropped.
   }
@@ -118,6 +119,21 @@ void session::on_readable(const boost::system::error_code& ec) {
   // reading this client; the room calls resume_input() when it has caught up.
   if (state_ == state::open && server_.room().pause_if_backlogged(shared_from_this())) return;
   wait_for_input();
+}
+
+void session::end_of_input() {
+  // The client shut down its sending side, or closed. A half-closed client is
+  // still reading: it gets what is already queued for it (the history, the
+  // answers to its last lines, a BYE), bounded by the write deadline, and then
+  // our FIN. Nothing more is read (the socket would stay readable at EOF) and
+  // nothing more is broadcast to it.
+  if (state_ == state::draining || lines_in_flight_ == 0) return close_now();
+  if (state_ == state::open) {
+    state_ = state::closing;
+    idle_timer_.cancel();
+    server_.room().leave(this);
+  }
+  // on_written() closes once the queue is written.
 }
 
 void session::resume_input() {

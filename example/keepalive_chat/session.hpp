@@ -48,13 +48,14 @@ class session : public std::enable_shared_from_this<session> {
  private:
   enum class state {
     open,      // reading lines, accepting deliveries
-    closing,   // BYE queued; input is discarded until the queue is written
+    closing,   // BYE queued, or the client's input ended: writing the rest of the queue, input discarded
     draining,  // sent FIN; reading until the client's EOF so our close is not a RST
     closed,
   };
 
   void wait_for_input();
   void on_readable(const boost::system::error_code& ec);
+  void end_of_input();
   void consume(const char* data, std::size_t size);
   void handle_line(std::string_view line);
   void handle_command(std::string_view line);

@@ -163,10 +163,11 @@ std::uint64_t server_process::rss_bytes() const {
 
 // ---------------------------------------------------------------- line_client
 
-line_client::line_client(unsigned short port, int receive_buffer) {
+line_client::line_client(unsigned short port, int receive_buffer, int max_segment) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   BOOST_REQUIRE_MESSAGE(fd_ >= 0, "socket(): " << std::strerror(errno));
   if (receive_buffer > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+  if (max_segment > 0) ::setsockopt(fd_, IPPROTO_TCP, TCP_MAXSEG, &max_segment, sizeof max_segment);
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   sockaddr_in address{};
@@ -257,7 +258,28 @@ bool line_client::stays_quiet_for(milliseconds d) {
   return !wait_readable(fd_, clock_type::now() + d);
 }
 
+void line_client::shutdown_send() { ::shutdown(fd_, SHUT_WR); }
+
+void line_client::reset() {
+  const linger abort_on_close{1, 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close);
+  ::close(fd_);
+  fd_ = -1;
+  closed_by_peer_ = true;  // nothing more to read
+}
+
 // ---------------------------------------------------------------- helpers
+
+void expect_line(line_client& client, const std::string& expected, milliseconds timeout) {
+  const auto line = client.read_line(timeout);
+  BOOST_TEST_REQUIRE(line.has_value(), "expected \"" << expected << "\", got nothing within " << timeout.count() << " ms");
+  BOOST_TEST(*line == expected);
+}
+
+void expect_nothing_but_pong(line_client& client) {
+  BOOST_REQUIRE(client.send_line("PING"));
+  expect_line(client, "PONG");
+}
 
 std::map<std::string, std::uint64_t> query_stats(unsigned short port) {
   line_client client(port);

@@ -67,7 +67,11 @@ class line_client {
  public:
   // Connects to 127.0.0.1:port. receive_buffer > 0 sets SO_RCVBUF before the
   // connect (a small one makes a client that never reads fill up quickly).
-  explicit line_client(unsigned short port, int receive_buffer = 0);
+  // max_segment > 0 sets TCP_MAXSEG before the connect: with an Ethernet-sized
+  // MSS (1460) the server's kernel gives the connection a send buffer of about
+  // 96 KB, as over a real network, instead of the 4 MB that loopback's 64 KiB
+  // MSS gets it.
+  explicit line_client(unsigned short port, int receive_buffer = 0, int max_segment = 0);
   ~line_client();
   line_client(const line_client&) = delete;
   line_client& operator=(const line_client&) = delete;
@@ -86,6 +90,11 @@ class line_client {
   close_kind wait_for_close(milliseconds timeout, std::size_t max_bytes = std::size_t(64) << 20);
   // True if no byte and no close arrive within d.
   bool stays_quiet_for(milliseconds d);
+  // Half-close: sends FIN, keeps reading what the server still sends.
+  void shutdown_send();
+  // Closes with SO_LINGER {1, 0}: the kernel sends RST and drops whatever is
+  // unread or unsent. Nothing can be read afterwards.
+  void reset();
   int fd() const { return fd_; }
 
  private:
@@ -94,6 +103,13 @@ class line_client {
   std::string buffer_;
   clock_type::time_point connect_started_;
 };
+
+// Reads the next line of client (failing the test if none comes within
+// timeout) and checks that it is `expected`.
+void expect_line(line_client& client, const std::string& expected, milliseconds timeout = milliseconds(2000));
+// The server answers PONG in order, so a PONG proves that everything sent
+// before the PING has been handled and nothing else was queued for us.
+void expect_nothing_but_pong(line_client& client);
 
 // Sends /stats on a fresh connection and parses "STATS key=value ...".
 std::map<std::string, std::uint64_t> query_stats(unsigned short port);

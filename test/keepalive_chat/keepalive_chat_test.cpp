@@ -29,19 +29,6 @@ namespace {
 constexpr auto tick = 10ms;
 constexpr auto allowed_lateness = tick + 100ms;
 
-void expect_line(line_client& client, const std::string& expected, milliseconds timeout = 2000ms) {
-  const auto line = client.read_line(timeout);
-  BOOST_TEST_REQUIRE(line.has_value(), "expected \"" << expected << "\", got nothing within " << timeout.count() << " ms");
-  BOOST_TEST(*line == expected);
-}
-
-// The server answers PONG in order, so a PONG proves that everything sent
-// before the PING has been handled and nothing else was queued for us.
-void expect_nothing_but_pong(line_client& client) {
-  BOOST_REQUIRE(client.send_line("PING"));
-  expect_line(client, "PONG");
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(protocol)
