@@ -151,13 +151,20 @@ constexpr int small_receive_buffer = 4096, ethernet_mss = 1460;
 // newcomer is sent on joining, more than the kernel holds for a client with
 // small buffers, so the server is still writing it while such a client has
 // read only the first line.
-void fill_history(line_client& talker) {
-  for (int i = 0; i < 100; ++i) BOOST_REQUIRE(talker.send_line(std::to_string(1000 + i) + std::string(996, 'h')));
-  expect_nothing_but_pong(talker);
-}
-
 std::string history_line(const std::string& talker_name, int i) {
   return talker_name + ": " + std::to_string(1000 + i) + std::string(996, 'h');
+}
+
+// Welcomes both, then fills the server's history (100 lines of about 1 KB) from
+// the talker and checks that the observer received all of it; returns the
+// talker's name.
+std::string fill_history(line_client& talker, line_client& observer) {
+  const std::string talker_name = talker.read_welcome();
+  observer.read_welcome();
+  for (int i = 0; i < 100; ++i) BOOST_REQUIRE(talker.send_line(std::to_string(1000 + i) + std::string(996, 'h')));
+  expect_nothing_but_pong(talker);
+  for (int i = 0; i < 100; ++i) expect_line(observer, history_line(talker_name, i));
+  return talker_name;
 }
 
 }  // namespace
@@ -379,10 +386,7 @@ BOOST_AUTO_TEST_CASE(slowloris_dribbling_bytes_without_a_newline_still_hits_the_
 BOOST_AUTO_TEST_CASE(half_closed_clients_get_what_they_are_owed_then_a_clean_close) {
   server_process server({});
   line_client talker(server.port()), observer(server.port());
-  const std::string talker_name = talker.read_welcome();
-  observer.read_welcome();
-  fill_history(talker);
-  for (int i = 0; i < 100; ++i) expect_line(observer, history_line(talker_name, i));
+  const std::string talker_name = fill_history(talker, observer);
   BOOST_REQUIRE(talker.send_line("/quit"));  // the history stays
   expect_line(talker, "BYE quit");
 
@@ -447,10 +451,7 @@ BOOST_AUTO_TEST_CASE(half_closed_clients_get_what_they_are_owed_then_a_clean_clo
 BOOST_AUTO_TEST_CASE(resets_in_the_middle_of_writes_leave_the_server_serving) {
   server_process server({});
   line_client talker(server.port()), observer(server.port());
-  const std::string talker_name = talker.read_welcome();
-  observer.read_welcome();
-  fill_history(talker);
-  for (int i = 0; i < 100; ++i) expect_line(observer, history_line(talker_name, i));
+  const std::string talker_name = fill_history(talker, observer);
 
   // 200 clients with small buffers join, each is sent the 100 KB history,
   // reads only the WELCOME line and resets: every one of them while the
