@@ -105,6 +105,15 @@ struct churn_result
   std::size_t moved_or_cancelled = 0; // sum of the calls' return values
 };
 
+/// The per-re-arm times of `rearms` re-arms measured by `watch`.
+churn_result per_rearm(const bench::stopwatch& watch, std::size_t rearms)
+{
+  churn_result r;
+  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
+  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  return r;
+}
+
 /// W1 on one fleet: expires_after + async_wait on `rearms` random timers.
 template <class Timer>
 churn_result run_w1(timer_fleet<Timer>& fleet, std::size_t rearms,
@@ -126,9 +135,7 @@ churn_result run_w1(timer_fleet<Timer>& fleet, std::size_t rearms,
   }
   fleet.io.poll();
 
-  churn_result r;
-  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
-  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  churn_result r = per_rearm(watch, rearms);
   r.handlers_expected = rearms;
   r.handlers_ran = fleet.counts.aborted - aborted_before;
   r.moved_or_cancelled = cancelled;
@@ -154,9 +161,7 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
   }
   fleet.io.poll();
 
-  churn_result r;
-  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
-  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  churn_result r = per_rearm(watch, rearms);
   r.handlers_expected = 0;
   r.handlers_ran = fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
   r.moved_or_cancelled = moved;
@@ -172,10 +177,7 @@ churn_result run_floor(std::vector<clock_type::time_point>& expiries,
   const bench::stopwatch watch;
   for (std::size_t i = 0; i < rearms; ++i)
     expiries[pick.below(n)] = clock_type::now() + idle_timeout;
-  churn_result r;
-  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
-  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
-  return r;
+  return per_rearm(watch, rearms);
 }
 
 /// Stands in for a timer object in the read floor: as large as a
@@ -203,9 +205,7 @@ churn_result run_read_floor(std::vector<timer_sized>& timers,
     pending += t.pending;
     t.expiry = clock_type::now() + idle_timeout;
   }
-  churn_result r;
-  r.ns_per_op = bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
-  r.wall_ns_per_op = bench::to_ns(watch.wall()) / static_cast<double>(rearms);
+  churn_result r = per_rearm(watch, rearms);
   r.moved_or_cancelled = pending;
   return r;
 }
