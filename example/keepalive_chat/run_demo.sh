@@ -17,62 +17,12 @@ active=${DEMO_ACTIVE:-$((connections / 20))}
 idle=${DEMO_IDLE:-3s}
 tick=${DEMO_TICK:-10ms}
 threads=${DEMO_THREADS:-1}
-server=$build_dir/example/keepalive_chat/keepalive_chat_server
-load=$build_dir/example/keepalive_chat/keepalive_chat_load
-for program in "$server" "$load"; do
-  if [[ ! -x $program ]]; then
-    echo "run_demo.sh: $program not found; build first (cmake --build $build_dir)" >&2
-    exit 1
-  fi
-done
-
-# Server and client each hold one descriptor per connection, plus a few.
-needed_files=$((connections + 1024))
-hard=$(ulimit -Hn)
-if [[ $hard != unlimited && $hard -lt $needed_files ]]; then
-  # Raising the hard limit needs root (CAP_SYS_RESOURCE); fine on a fresh machine as root.
-  if ! ulimit -Hn "$needed_files" 2>/dev/null; then
-    echo "run_demo.sh: need $needed_files open files per process, the hard limit is $hard;" \
-         "run as root or lower DEMO_CONNECTIONS" >&2
-    exit 1
-  fi
-fi
-soft=$(ulimit -Sn)
-if [[ $soft != unlimited && $soft -lt $needed_files ]]; then
-  ulimit -Sn "$needed_files"
-fi
-
-work_dir=$(mktemp -d)
-server_pid=
-cleanup() {
-  if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -KILL "$server_pid" 2>/dev/null || true
-  fi
-  exec 3<&- 2>/dev/null || true
-  rm -rf "$work_dir"
-}
-trap cleanup EXIT
-
-# The server prints "listening on ADDRESS:PORT" first; a FIFO lets us wait
-# for that line with a timeout instead of polling a file.
-mkfifo "$work_dir/server_stdout"
-"$server" --port 0 --idle-timeout "$idle" --tick "$tick" --threads "$threads" \
-  --max-connections $((connections + 100)) >"$work_dir/server_stdout" &
-server_pid=$!
-exec 3<"$work_dir/server_stdout"
-if ! IFS= read -r -t 10 first_line <&3; then
-  echo "run_demo.sh: the server did not print its address within 10 s" >&2
-  exit 1
-fi
-if [[ $first_line != "listening on "* ]]; then
-  echo "run_demo.sh: unexpected first line from the server: $first_line" >&2
-  exit 1
-fi
-address=${first_line#listening on }
-port=${address##*:}
-host=${address%:*}
-host=${host#[}
-host=${host%]}
+script=run_demo.sh
+# shellcheck source=script_support.sh
+source "$(dirname "$0")/script_support.sh"
+raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
+start_server --idle-timeout "$idle" --tick "$tick" --threads "$threads" \
+  --max-connections $((connections + 100))
 echo "server pid $server_pid $first_line (idle timeout $idle, tick $tick, $threads thread(s))"
 echo "load client: $connections connections, $active of them chatting"
 

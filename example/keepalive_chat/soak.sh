@@ -46,71 +46,23 @@ judge_rss=${SOAK_JUDGE_RSS:-1}
 fd_tolerance=${SOAK_FD_TOLERANCE:-$(( connections / 100 > 20 ? connections / 100 : 20 ))}
 csv=${SOAK_CSV:-$build_dir/soak.csv}
 threads=${SOAK_THREADS:-1}
-server=$build_dir/example/keepalive_chat/keepalive_chat_server
-load=$build_dir/example/keepalive_chat/keepalive_chat_load
-for program in "$server" "$load"; do
-  [[ -x $program ]] || { echo "soak.sh: $program not found; build first" >&2; exit 1; }
-done
-
-# Server and client each hold one descriptor per connection, plus a few.
-needed_files=$((connections + 1024))
-hard=$(ulimit -Hn)
-if [[ $hard != unlimited && $hard -lt $needed_files ]]; then
-  ulimit -Hn "$needed_files" 2>/dev/null || {
-    echo "soak.sh: need $needed_files open files per process, the hard limit is $hard; run as root or lower SOAK_CONNECTIONS" >&2
-    exit 1
-  }
-fi
-soft=$(ulimit -Sn)
-if [[ $soft != unlimited && $soft -lt $needed_files ]]; then ulimit -Sn "$needed_files"; fi
-
-work_dir=$(mktemp -d)
-server_pid= load_pid=
-cleanup() {
-  for pid in $load_pid $server_pid; do kill -KILL "$pid" 2>/dev/null || true; done
-  exec 3<&- 4<&- 2>/dev/null || true
-  rm -rf "$work_dir"
-}
-trap cleanup EXIT
+script=soak.sh
+# shellcheck source=script_support.sh
+source "$(dirname "$0")/script_support.sh"
+raise_open_file_limit "$connections" "run as root or lower SOAK_CONNECTIONS"
 
 fail() {
   echo "soak.sh: FAIL: $*"
   exit 1
 }
 
-# Sets $stats to the server's /stats line, asked over a short-lived connection
-# of our own (which the server counts: `connections` includes it).
-read_stats() {
-  exec 5<>"/dev/tcp/127.0.0.1/$port" || fail "cannot connect to the server for /stats"
-  printf '/stats\n' >&5
-  local line
-  while IFS= read -r -t 5 line <&5; do
-    if [[ $line == STATS* ]]; then
-      exec 5<&-
-      stats=$line
-      return
-    fi
-  done
-  exec 5<&-
-  fail "no STATS line within 5 s"
-}
-# One key=value of a "key=value key=value" line (a number).
-field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
-rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status"; }
+# Sets $stats to the server's /stats line.
+read_stats() { stats=$(server_stats_line) || fail "no STATS line within 5 s"; }
 fd_count() { ls "/proc/$server_pid/fd" | wc -l; }
-# CPU time of all the server's threads in nanoseconds (schedstat's first field).
-# %.0f, not %d: mawk's %d stops at 2^31 - 1 (2.1 s).
-cpu_ns() { cat /proc/"$server_pid"/task/*/schedstat | awk '{ total += $1 } END { printf "%.0f\n", total }'; }
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 
-mkfifo "$work_dir/server_stdout" "$work_dir/load_stdout"
-"$server" --port 0 --idle-timeout "$idle" --tick "$tick" --threads "$threads" \
-  --max-connections $((connections + 100)) >"$work_dir/server_stdout" &
-server_pid=$!
-exec 3<"$work_dir/server_stdout"
-IFS= read -r -t 10 first_line <&3 || fail "the server did not print its address within 10 s"
-[[ $first_line == "listening on "* ]] || fail "unexpected first line from the server: $first_line"
-port=${first_line##*:}
+start_server --idle-timeout "$idle" --tick "$tick" --threads "$threads" \
+  --max-connections $((connections + 100))
 
 fds_before=$(fd_count)
 rss_before=$(rss_kib)
@@ -122,6 +74,7 @@ echo "soak: server before the load: RSS $rss_before KiB, $fds_before descriptors
 # --connect-concurrency 1000: up to a tenth of the connections may await their
 # WELCOME at once, so a burst of ends (the first generation's silent
 # connections are all kicked within seconds of each other) is refilled at once.
+mkfifo "$work_dir/load_stdout"
 "$load" --port "$port" --connections "$connections" --churn "${soak_seconds}s" --connect-concurrency 1000 \
   --min-lifetime "$min_lifetime" --max-lifetime "$max_lifetime" --report-every "${sample}s" \
   --source-addresses "$sources" >"$work_dir/load_stdout" &
