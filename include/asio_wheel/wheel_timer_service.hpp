@@ -556,6 +556,20 @@ private:
       completions& done, std::size_t max_aborted)
   {
     std::size_t n = 0;
+    if (inline_completions_ && max_aborted != 0)
+    {
+      using access = boost::asio::detail::op_queue_access;
+      detail::wait_op_base*& front = access::front(impl.waits);
+      detail::wait_op_base*& back = access::back(impl.waits);
+      if (front && front == back)
+      {
+        // The usual lone wait (a re-arm on every message): unqueued from
+        // the FIFO's ends alone, its operation untouched (see defer_abort).
+        defer_abort(done, front);
+        front = back = nullptr;
+        n = 1;
+      }
+    }
     while (n < max_aborted)
     {
       detail::wait_op_base* op = impl.waits.front();
@@ -600,6 +614,8 @@ private:
     completions done;
     {
       lock_type lock(mutex_);
+      // A deferred abort still has its timer set: mark it aborted first.
+      mark_deferred_aborts();
       detail::timer_state* timer = target->timer;
       if (!timer)
         return;  // already expired or aborted
@@ -790,6 +806,7 @@ private:
       lock_type lock(mutex_);
       if (wheel_.advancing() && expired_.empty())
         advance_wheel(wheel_.horizon());  // the next part of a storm
+      mark_deferred_aborts();
       std::size_t n = decided_count_;
       batch.push(decided_);
       decided_count_ = 0;
@@ -856,7 +873,8 @@ private:
         rest.push(decided_);
         decided_.push(rest);
       }
-      if ((!decided_.empty() || !expired_.empty() || wheel_.advancing())
+      if ((!decided_.empty() || deferred_count_ != 0 || !expired_.empty()
+              || wheel_.advancing())
           && !slice_posted_)
         post_slice = slice_posted_ = true;
     }
@@ -869,6 +887,7 @@ private:
   {
     if (inline_completions_)
     {
+      mark_deferred_aborts();  // keeps the order of the decisions
       decided_.push(op);
       ++decided_count_;
       ++stats_.queued_completions;
@@ -877,6 +896,50 @@ private:
     }
     else
       done.ops.push(op);
+  }
+
+  // With inline completions, aborts the lone wait `op` without writing to
+  // it. The operation was allocated when its timer was last armed, usually
+  // long ago, so it is out of cache: marking it here would stall the re-arm
+  // on a store miss (the next lock's atomic instruction waits for it). Its
+  // pointer is kept in deferred_aborts_ instead, and mark_deferred_aborts()
+  // marks a whole batch at once, with prefetching, before anything else is
+  // decided or the next slice runs. Until then op->timer is stale: only
+  // cancel_wait reads it, and it marks the batch first. Lock held.
+  void defer_abort(completions& done, detail::wait_op_base* op)
+  {
+    if (deferred_count_ == max_deferred_aborts)
+      mark_deferred_aborts();
+    deferred_aborts_[deferred_count_++] = op;
+    ++stats_.queued_completions;
+    if (!slice_posted_)
+      done.post_slice = slice_posted_ = true;
+  }
+
+  // Marks the deferred aborts as aborted and queues them on decided_, in
+  // the order they were aborted. Lock held.
+  void mark_deferred_aborts()
+  {
+    constexpr std::size_t ahead = 8;  // prefetch distance, in operations
+    const std::size_t n = deferred_count_;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      if (i + ahead < n)
+      {
+        // The first 64 bytes: what is marked here, and what the completion
+        // reads next (the handler and its work follow the base). Operations
+        // are not line-aligned, so that is one or two cache lines.
+        const char* next = reinterpret_cast<const char*>(deferred_aborts_[i + ahead]);
+        __builtin_prefetch(next, 1);
+        __builtin_prefetch(next + 63, 1);
+      }
+      detail::wait_op_base* op = deferred_aborts_[i];
+      op->timer = nullptr;
+      op->set_aborted();
+      decided_.push(op);
+    }
+    decided_count_ += n;
+    deferred_count_ = 0;
   }
 
   // Lock not held.
@@ -902,6 +965,7 @@ private:
     {
       lock_type lock(mutex_);
       shutdown_ = true;
+      mark_deferred_aborts();
       wheel_.clear([&ops](detail::wheel_entry& e) {
         auto& impl = static_cast<implementation_type&>(e);
         while (detail::wait_op_base* op = impl.waits.front())
@@ -947,6 +1011,10 @@ private:
   detail::wait_op_queue expired_;
   detail::wait_op_queue decided_;
   std::size_t decided_count_ = 0;
+  // Aborted lone waits not yet marked, oldest first (see defer_abort).
+  static constexpr std::size_t max_deferred_aborts = 256;
+  detail::wait_op_base* deferred_aborts_[max_deferred_aborts];
+  std::size_t deferred_count_ = 0;
   slice_op slice_op_;
   bool slice_posted_ = false;  // slice_op_ is queued in the scheduler
   const bool inline_completions_;

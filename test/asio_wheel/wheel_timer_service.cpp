@@ -6,6 +6,8 @@
 // did not run being destroyed with the context.
 #include "wheel_test_support.hpp"
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
@@ -513,6 +515,119 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
   BOOST_TEST(s.timers_in_wheel == 0u);
   BOOST_TEST(s.queued_completions == 0u);
   BOOST_TEST(s.waits_expired + s.waits_cancelled == ids_used);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(abort_order)
+
+// Handlers of aborted and already-due waits run in the order their results were decided, as
+// Asio posts them. With one thread the service defers the aborts of lone waits (the usual
+// re-arm) and marks them in batches: this mixes them with the decisions it does not defer
+// (two waits on one timer, a wait already due), and defers more aborts than one batch holds.
+BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  boost::asio::io_context io(concurrency_hint);
+  auto& service = install_service(io, make_options(tick, 8));
+  constexpr int timer_count = 700;
+  std::vector<std::unique_ptr<manual_timer>> timers;
+  std::vector<int> ran;  // labels, in the order the handlers ran
+  std::vector<boost::system::error_code> results(2 * timer_count + 2);
+  const auto labelled = [&](int label) {
+    return [&ran, &results, label](const boost::system::error_code& ec) {
+      ran.push_back(label);
+      results[static_cast<std::size_t>(label)] = ec;
+    };
+  };
+  // Two timers with two waits and two whose wait is aborted by a re-arm that is already due;
+  // 573 lone waits between them, more than one batch of deferred aborts.
+  const auto has_two_waits = [](int i) { return i == 50 || i == 650; };
+  const auto rearmed_due = [](int i) { return i == 75 || i == 675; };
+  for (int i = 0; i < timer_count; ++i)
+  {
+    timers.push_back(std::make_unique<manual_timer>(io, ticks(10, tick)));
+    timers.back()->async_wait(labelled(i));
+    if (has_two_waits(i))
+      timers.back()->async_wait(labelled(timer_count + i));
+  }
+  settle(io);
+  BOOST_TEST(ran.empty());
+
+  std::vector<int> expected;
+  std::vector<wait_record> rearmed(timer_count);
+  std::size_t still_pending = 0;
+  int due_label = 2 * timer_count;
+  for (int i = 0; i < timer_count; ++i)
+  {
+    manual_timer& timer = *timers[static_cast<std::size_t>(i)];
+    const std::size_t waits = has_two_waits(i) ? 2 : 1;
+    if (rearmed_due(i))
+    {
+      // Aborted, then a wait already due: it completes soon with success.
+      BOOST_TEST(timer.expires_after(manual_clock::duration::zero()) == waits);
+      timer.async_wait(labelled(due_label));
+      expected.push_back(i);
+      expected.push_back(due_label++);
+      continue;
+    }
+    if (i % 3 == 0)
+    {
+      // The re-arm of an idle timeout: the old wait is aborted, a new one stays pending.
+      BOOST_TEST(timer.expires_after(ticks(10, tick)) == waits);
+      timer.async_wait(record_into(rearmed[static_cast<std::size_t>(i)]));
+      ++still_pending;
+    }
+    else
+      BOOST_TEST(timer.cancel() == waits);
+    expected.push_back(i);
+    if (waits == 2)
+      expected.push_back(timer_count + i);
+  }
+  if (concurrency_hint != BOOST_ASIO_CONCURRENCY_HINT_DEFAULT)
+    BOOST_TEST(service.stats().queued_completions == expected.size(),
+        "queued_completions counts every decided wait whose handler has not run");
+
+  settle(io);
+  BOOST_TEST(ran == expected, "handlers ran out of order, or not exactly once");
+  for (int label : expected)
+  {
+    const auto& ec = results[static_cast<std::size_t>(label)];
+    const bool due = label >= 2 * timer_count;
+    BOOST_TEST((ec == boost::asio::error::operation_aborted) == !due,
+        "wait " << label << " completed with: " << ec.message());
+  }
+  for (const wait_record& record : rearmed)
+    BOOST_TEST(record.calls == 0, "a re-armed wait completed");
+  const auto s = service.stats();
+  BOOST_TEST(s.queued_completions == 0u);
+  BOOST_TEST(s.pending_waits == still_pending, "the re-armed waits stay pending");
+}
+
+// A cancellation signal for a wait that was already aborted, but whose handler has not run yet,
+// does nothing, even after its timer was re-armed with a new wait: the handler runs once, with
+// operation_aborted, and the new wait stays pending.
+BOOST_DATA_TEST_CASE(slot_cancellation_after_an_abort_leaves_the_rearmed_timer_alone,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  boost::asio::io_context io(concurrency_hint);
+  auto& service = install_service(io, make_options(tick, 8));
+  manual_timer timer(io, ticks(10, tick));
+  boost::asio::cancellation_signal signal;
+  wait_record aborted, rearmed;
+  timer.async_wait(boost::asio::bind_cancellation_slot(signal.slot(), record_into(aborted)));
+  settle(io);
+
+  BOOST_TEST(timer.expires_after(ticks(10, tick)) == 1u);
+  timer.async_wait(record_into(rearmed));
+  signal.emit(boost::asio::cancellation_type::terminal);
+  settle(io);
+  BOOST_TEST(aborted.aborted_once(), "the aborted wait's handler ran " << aborted.calls << " times");
+  BOOST_TEST(rearmed.calls == 0, "the signal for the old wait completed the new one");
+  BOOST_TEST(service.stats().pending_waits == 1u);
+  BOOST_TEST(timer.cancel() == 1u);
+  settle(io);
+  BOOST_TEST(rearmed.aborted_once());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
