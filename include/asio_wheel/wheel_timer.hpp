@@ -10,6 +10,7 @@
 #ifndef ASIO_WHEEL_WHEEL_TIMER_HPP
 #define ASIO_WHEEL_WHEEL_TIMER_HPP
 
+#include <asio_wheel/detail/prefetch.hpp>
 #include <asio_wheel/wheel_timer_service.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -332,6 +333,10 @@ public:
 
 private:
   service_type& service() { return impl_.get_service(); }
+  typename service_type::implementation_type& impl()
+  {
+    return impl_.get_implementation();
+  }
 
   // A re-arm reads the service pointer and the implementation, and the next
   // async_wait the executor: with 112-byte timers these straddle two or
@@ -343,16 +348,7 @@ private:
   // not for prefetches, so the misses overlap the clock read too.
   void prefetch_object() const noexcept
   {
-#if defined(__GNUC__)
-    const char* first = reinterpret_cast<const char*>(this);
-    for (std::size_t offset = 0; offset < sizeof(*this); offset += 64)
-      __builtin_prefetch(first + offset, 1);
-    __builtin_prefetch(first + sizeof(*this) - 1, 1);
-#endif
-  }
-  typename service_type::implementation_type& impl()
-  {
-    return impl_.get_implementation();
+    detail::prefetch_for_write(this, sizeof(*this));
   }
 
   class initiate_async_wait

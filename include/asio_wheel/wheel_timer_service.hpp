@@ -15,6 +15,7 @@
 #ifndef ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
 #define ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
 
+#include <asio_wheel/detail/prefetch.hpp>
 #include <asio_wheel/detail/timing_wheel.hpp>
 #include <asio_wheel/detail/wait_op.hpp>
 #include <asio_wheel/detail/wheel_mutex.hpp>
@@ -924,15 +925,11 @@ private:
     const std::size_t n = deferred_count_;
     for (std::size_t i = 0; i < n; ++i)
     {
+      // The first 64 bytes: what is marked here, and what the completion
+      // reads next (the handler and its work follow the base). Operations
+      // are not line-aligned, so that is one or two cache lines.
       if (i + ahead < n)
-      {
-        // The first 64 bytes: what is marked here, and what the completion
-        // reads next (the handler and its work follow the base). Operations
-        // are not line-aligned, so that is one or two cache lines.
-        const char* next = reinterpret_cast<const char*>(deferred_aborts_[i + ahead]);
-        __builtin_prefetch(next, 1);
-        __builtin_prefetch(next + 63, 1);
-      }
+        detail::prefetch_for_write(deferred_aborts_[i + ahead], 64);
       detail::wait_op_base* op = deferred_aborts_[i];
       op->timer = nullptr;
       op->set_aborted();
