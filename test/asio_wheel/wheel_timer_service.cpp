@@ -2,8 +2,9 @@
 // (include/asio_wheel/wheel_timer_service.hpp) on the manual clock: its stats() through a
 // scripted scenario, no drive wakeups for an idle or far-only wheel, fairness slices during an
 // expiry storm, exceptions thrown by handlers, run() on four threads (and on one) with strands,
-// the drive timer keeping run() alive exactly while a wait is pending, and the handlers that
-// did not run being destroyed with the context.
+// aborted handlers running in the order they were decided (and a cancellation signal for an
+// aborted wait doing nothing), the drive timer keeping run() alive exactly while a wait is
+// pending, and the handlers that did not run being destroyed with the context.
 #include "wheel_test_support.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
