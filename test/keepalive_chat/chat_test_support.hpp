@@ -21,6 +21,11 @@ namespace chat_test {
 using clock_type = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// The wheel tick the tests give the server (--tick 10ms), and the lateness SPEC 6 allows for
+// an idle close: one tick plus 100 ms.
+inline constexpr milliseconds tick{10};
+inline constexpr milliseconds allowed_lateness = tick + milliseconds{100};
+
 class child_process {
  public:
   child_process(const std::string& path, const std::vector<std::string>& args, bool capture_stderr = false);

@@ -25,10 +25,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The lateness SPEC 6 allows for an idle close: one tick plus 100 ms.
-constexpr auto tick = 10ms;
-constexpr auto allowed_lateness = tick + 100ms;
-
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool address_sanitizer = true;
 #elif defined(__has_feature)

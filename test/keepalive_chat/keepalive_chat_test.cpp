@@ -23,14 +23,6 @@
 using namespace chat_test;
 using namespace std::chrono_literals;
 
-namespace {
-
-// The lateness SPEC 6 allows for an idle close: one tick plus 100 ms.
-constexpr auto tick = 10ms;
-constexpr auto allowed_lateness = tick + 100ms;
-
-}  // namespace
-
 BOOST_AUTO_TEST_SUITE(protocol)
 
 BOOST_AUTO_TEST_CASE(first_line_is_listening_and_welcome_names_the_guest) {
