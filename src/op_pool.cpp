@@ -8,7 +8,7 @@
 
 #include <new>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 namespace {
@@ -90,4 +90,4 @@ void op_pool::deallocate(void* p, std::size_t size) noexcept
 }
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END

@@ -9,7 +9,7 @@
 
 #include <cassert>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 namespace {
@@ -179,4 +179,4 @@ tick_type timing_wheel::next_due() const noexcept
 }
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END

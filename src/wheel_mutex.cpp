@@ -15,7 +15,7 @@
 #include <unistd.h>
 #endif
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 namespace {
@@ -78,4 +78,4 @@ void wheel_mutex::wake_one() noexcept
 }
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END

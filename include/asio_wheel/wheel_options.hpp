@@ -8,11 +8,13 @@
 #ifndef ASIO_WHEEL_WHEEL_OPTIONS_HPP
 #define ASIO_WHEEL_WHEEL_OPTIONS_HPP
 
+#include <asio_wheel/detail/config.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 
 /// Configuration of one wheel_timer_service, fixed when the service is made.
 /**
@@ -83,6 +85,6 @@ struct wheel_stats
   std::chrono::nanoseconds max_lateness{0};
 };
 
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_WHEEL_OPTIONS_HPP

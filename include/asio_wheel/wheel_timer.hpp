@@ -1,7 +1,7 @@
 //
 // asio_wheel/wheel_timer.hpp
 //
-// basic_wheel_timer: a drop-in replacement for boost::asio::
+// basic_wheel_timer: a drop-in replacement for asio::
 // basic_waitable_timer whose pending waits live in a hashed timing wheel
 // shared by all timers of the execution context (wheel_timer_service), plus
 // reschedule_at / reschedule_after, the nearly free idle-timeout refresh.
@@ -10,29 +10,21 @@
 #ifndef ASIO_WHEEL_WHEEL_TIMER_HPP
 #define ASIO_WHEEL_WHEEL_TIMER_HPP
 
+#include <asio_wheel/detail/asio_forward.hpp>
+#include <asio_wheel/detail/asio_operation.hpp>
 #include <asio_wheel/detail/prefetch.hpp>
 #include <asio_wheel/wheel_timer_service.hpp>
-
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/detail/chrono_time_traits.hpp>
-#include <boost/asio/detail/handler_type_requirements.hpp>
-#include <boost/asio/detail/io_object_impl.hpp>
-#include <boost/asio/detail/non_const_lvalue.hpp>
-#include <boost/asio/detail/throw_error.hpp>
-#include <boost/asio/execution_context.hpp>
-#include <boost/asio/wait_traits.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 
 /// A waitable timer whose waits are kept in a hashed timing wheel.
 /**
- * Same members and semantics as boost::asio::basic_waitable_timer: change
+ * Same members and semantics as asio::basic_waitable_timer: change
  * the type name and everything else compiles and behaves the same. A wait
  * completes with success at the first wheel tick at or after the expiry:
  * never early, at most one tick (wheel_options::tick, 1 ms by default) late
@@ -55,13 +47,13 @@ namespace asio_wheel {
  * Distinct objects: Safe. Shared objects: Unsafe.
  */
 template <typename Clock,
-    typename WaitTraits = boost::asio::wait_traits<Clock>,
-    typename Executor = boost::asio::any_io_executor>
+    typename WaitTraits = asio::wait_traits<Clock>,
+    typename Executor = asio::any_io_executor>
 class basic_wheel_timer
 {
 private:
   class initiate_async_wait;
-  using time_traits = boost::asio::detail::chrono_time_traits<Clock, WaitTraits>;
+  using time_traits = detail::chrono_time_traits<Clock, WaitTraits>;
 
 public:
   /// The type of the executor associated with the object.
@@ -97,7 +89,7 @@ public:
   template <typename ExecutionContext>
   explicit basic_wheel_timer(ExecutionContext& context,
       std::enable_if_t<std::is_convertible<ExecutionContext&,
-        boost::asio::execution_context&>::value, int> = 0)
+        asio::execution_context&>::value, int> = 0)
     : impl_(0, 0, context)
   {
   }
@@ -114,7 +106,7 @@ public:
   explicit basic_wheel_timer(ExecutionContext& context,
       const time_point& expiry_time,
       std::enable_if_t<std::is_convertible<ExecutionContext&,
-        boost::asio::execution_context&>::value, int> = 0)
+        asio::execution_context&>::value, int> = 0)
     : impl_(0, 0, context)
   {
     expires_at(expiry_time);
@@ -132,7 +124,7 @@ public:
   explicit basic_wheel_timer(ExecutionContext& context,
       const duration& expiry_time,
       std::enable_if_t<std::is_convertible<ExecutionContext&,
-        boost::asio::execution_context&>::value, int> = 0)
+        asio::execution_context&>::value, int> = 0)
     : impl_(0, 0, context)
   {
     expires_after(expiry_time);
@@ -249,18 +241,18 @@ public:
     return service().reschedule_at(impl(), new_expiry);
   }
 
-#if !defined(BOOST_ASIO_NO_DEPRECATED)
+#if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
   /// (Deprecated: use non-error_code overload.) Aborts all pending waits.
-  std::size_t cancel(boost::system::error_code& ec)
+  std::size_t cancel(error_code& ec)
   {
-    ec = boost::system::error_code();
+    ec = error_code();
     return cancel();
   }
 
   /// (Deprecated: use non-error_code overload.) Aborts the oldest wait.
-  std::size_t cancel_one(boost::system::error_code& ec)
+  std::size_t cancel_one(error_code& ec)
   {
-    ec = boost::system::error_code();
+    ec = error_code();
     return cancel_one();
   }
 
@@ -272,9 +264,9 @@ public:
 
   /// (Deprecated: use non-error_code overload.) Sets the expiry.
   std::size_t expires_at(const time_point& expiry_time,
-      boost::system::error_code& ec)
+      error_code& ec)
   {
-    ec = boost::system::error_code();
+    ec = error_code();
     return expires_at(expiry_time);
   }
 
@@ -292,42 +284,42 @@ public:
 
   /// (Deprecated: use expires_after().) Sets the expiry relative to now.
   std::size_t expires_from_now(const duration& expiry_time,
-      boost::system::error_code& ec)
+      error_code& ec)
   {
-    ec = boost::system::error_code();
+    ec = error_code();
     return expires_after(expiry_time);
   }
-#endif // !defined(BOOST_ASIO_NO_DEPRECATED)
+#endif // defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
 
   /// Blocks until the timer has expired.
   void wait()
   {
-    boost::system::error_code ec;
+    error_code ec;
     service().wait(impl(), ec);
-    boost::asio::detail::throw_error(ec, "wait");
+    detail::throw_error(ec, "wait");
   }
 
   /// Blocks until the timer has expired.
-  void wait(boost::system::error_code& ec)
+  void wait(error_code& ec)
   {
     service().wait(impl(), ec);
   }
 
   /// Starts an asynchronous wait on the timer.
   /**
-   * Completion signature: void(boost::system::error_code). The handler runs
+   * Completion signature: void(error_code). The handler runs
    * exactly once, never from inside this function: with success when the
    * expiry is reached, with operation_aborted when cancelled. Any completion
    * token works; the handler's associated executor, allocator and
    * cancellation slot are honoured (terminal, partial and total
    * cancellation).
    */
-  template <typename WaitToken = boost::asio::default_completion_token_t<executor_type>>
-  auto async_wait(WaitToken&& token = boost::asio::default_completion_token_t<executor_type>())
-    -> decltype(boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(
+  template <typename WaitToken = asio::default_completion_token_t<executor_type>>
+  auto async_wait(WaitToken&& token = asio::default_completion_token_t<executor_type>())
+    -> decltype(asio::async_initiate<WaitToken, void(error_code)>(
           std::declval<initiate_async_wait>(), token))
   {
-    return boost::asio::async_initiate<WaitToken, void(boost::system::error_code)>(
+    return asio::async_initiate<WaitToken, void(error_code)>(
         initiate_async_wait(this), token);
   }
 
@@ -369,8 +361,8 @@ private:
     template <typename WaitHandler>
     void operator()(WaitHandler&& handler) const
     {
-      BOOST_ASIO_WAIT_HANDLER_CHECK(WaitHandler, handler) type_check;
-      boost::asio::detail::non_const_lvalue<WaitHandler> handler2(handler);
+      ASIO_WHEEL_WAIT_HANDLER_CHECK(WaitHandler, handler) type_check;
+      detail::non_const_lvalue<WaitHandler> handler2(handler);
       self_->impl_.get_service().async_wait(self_->impl_.get_implementation(),
           handler2.value, self_->impl_.get_executor());
     }
@@ -379,12 +371,12 @@ private:
     basic_wheel_timer* self_;
   };
 
-  boost::asio::detail::io_object_impl<service_type, executor_type> impl_;
+  detail::io_object_impl<service_type, executor_type> impl_;
 };
 
-/// The drop-in for boost::asio::steady_timer.
+/// The drop-in for asio::steady_timer.
 using wheel_timer = basic_wheel_timer<std::chrono::steady_clock>;
 
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_WHEEL_TIMER_HPP

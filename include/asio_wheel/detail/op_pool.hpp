@@ -15,9 +15,11 @@
 #ifndef ASIO_WHEEL_DETAIL_OP_POOL_HPP
 #define ASIO_WHEEL_DETAIL_OP_POOL_HPP
 
+#include <asio_wheel/detail/config.hpp>
+
 #include <cstddef>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 struct op_pool
@@ -27,6 +29,6 @@ struct op_pool
 };
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_DETAIL_OP_POOL_HPP

@@ -9,9 +9,11 @@
 #ifndef ASIO_WHEEL_DETAIL_PREFETCH_HPP
 #define ASIO_WHEEL_DETAIL_PREFETCH_HPP
 
+#include <asio_wheel/detail/config.hpp>
+
 #include <cstddef>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 /// Prefetches, for writing, every cache line of the @p bytes at @p p. Only a
@@ -32,6 +34,6 @@ inline void prefetch_for_write(const void* p, std::size_t bytes) noexcept
 }
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_DETAIL_PREFETCH_HPP

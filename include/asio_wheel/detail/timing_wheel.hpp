@@ -26,6 +26,8 @@
 #ifndef ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
 #define ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
 
+#include <asio_wheel/detail/config.hpp>
+
 #include <boost/intrusive/list.hpp>
 
 #include <algorithm>
@@ -35,7 +37,7 @@
 #include <memory>
 #include <vector>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 /// Ticks since the service's origin. Signed so that arithmetic near zero is
@@ -265,6 +267,6 @@ void timing_wheel::clear(F&& f)
 }
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP

@@ -11,29 +11,19 @@
 #ifndef ASIO_WHEEL_DETAIL_WAIT_OP_HPP
 #define ASIO_WHEEL_DETAIL_WAIT_OP_HPP
 
-#include <boost/asio/associated_cancellation_slot.hpp>
-#include <boost/asio/detail/bind_handler.hpp>
-#include <boost/asio/detail/fenced_block.hpp>
+#include <asio_wheel/detail/asio_operation.hpp>
 #include <asio_wheel/detail/op_pool.hpp>
-
-#include <boost/asio/associated_allocator.hpp>
-#include <boost/asio/detail/handler_work.hpp>
-#include <boost/asio/detail/memory.hpp>
-#include <boost/asio/detail/op_queue.hpp>
-#include <boost/asio/detail/scheduler_operation.hpp>
-#include <boost/asio/error.hpp>
-#include <boost/system/error_code.hpp>
 
 #include <memory>
 #include <type_traits>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 struct timer_state;
 
 /// The part of a wait operation the service sees.
-class wait_op_base : public boost::asio::detail::scheduler_operation
+class wait_op_base : public scheduler_operation
 {
 public:
   /// The timer this wait is queued on; null once it expired or was aborted.
@@ -60,13 +50,13 @@ protected:
   }
 };
 
-using wait_op_queue = boost::asio::detail::op_queue<wait_op_base>;
+using wait_op_queue = op_queue<wait_op_base>;
 
 template <typename Handler, typename IoExecutor>
 class wait_op : public wait_op_base
 {
 public:
-  using allocator_type = boost::asio::associated_allocator_t<Handler>;
+  using allocator_type = asio::associated_allocator_t<Handler>;
 
   // Owns the operation's memory and object until released, like the
   // handler_ptr Asio's operations use.
@@ -107,7 +97,7 @@ public:
     static auto rebound(Handler& handler)
     {
       return typename std::allocator_traits<allocator_type>::template
-        rebind_alloc<wait_op>(boost::asio::get_associated_allocator(handler));
+        rebind_alloc<wait_op>(asio::get_associated_allocator(handler));
     }
   };
 
@@ -121,49 +111,47 @@ public:
   // Called by the scheduler to run the handler (owner != 0) or, at shutdown,
   // to destroy it without running it (owner == 0).
   static void do_complete(void* owner, scheduler_operation* base,
-      const boost::system::error_code& /*scheduler_ec*/, std::size_t /*bytes*/)
+      const error_code& /*scheduler_ec*/, std::size_t /*bytes*/)
   {
     wait_op* o = static_cast<wait_op*>(base);
-    ptr p = { boost::asio::detail::addressof(o->handler_), o, o };
+    ptr p = { std::addressof(o->handler_), o, o };
 
     // Disconnect our handler from the cancellation slot while the slot's
     // owner (the handler) is surely alive; a signal emitted later must find
     // nothing (Asio 1.81 would leave it pointing at a finished operation).
     if (o->has_cancellation_handler())
     {
-      auto slot = boost::asio::get_associated_cancellation_slot(o->handler_);
+      auto slot = asio::get_associated_cancellation_slot(o->handler_);
       slot.clear();
     }
 
-    boost::asio::detail::handler_work<Handler, IoExecutor> w(
-        static_cast<boost::asio::detail::handler_work<Handler, IoExecutor>&&>(
+    handler_work<Handler, IoExecutor> w(
+        static_cast<handler_work<Handler, IoExecutor>&&>(
           o->work_));
 
-    const boost::system::error_code ec = o->aborted()
-      ? boost::system::error_code(boost::asio::error::operation_aborted)
-      : boost::system::error_code();
+    const error_code ec = o->aborted()
+      ? error_code(asio::error::operation_aborted) : error_code();
 
     // Free the operation before the upcall; a sub-object of the handler may
     // own the memory, so the handler is moved out first.
-    boost::asio::detail::binder1<Handler, boost::system::error_code>
+    binder1<Handler, error_code>
       handler(o->handler_, ec);
-    p.h = boost::asio::detail::addressof(handler.handler_);
+    p.h = std::addressof(handler.handler_);
     p.reset();
 
     if (owner)
     {
-      boost::asio::detail::fenced_block b(
-          boost::asio::detail::fenced_block::half);
+      fenced_block b(fenced_block::half);
       w.complete(handler, handler.handler_);
     }
   }
 
 private:
   Handler handler_;
-  boost::asio::detail::handler_work<Handler, IoExecutor> work_;
+  handler_work<Handler, IoExecutor> work_;
 };
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_DETAIL_WAIT_OP_HPP

@@ -15,10 +15,12 @@
 #ifndef ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP
 #define ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP
 
+#include <asio_wheel/detail/config.hpp>
+
 #include <atomic>
 #include <cstdint>
 
-namespace asio_wheel {
+ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 class wheel_mutex
@@ -81,6 +83,6 @@ private:
 };
 
 } // namespace detail
-} // namespace asio_wheel
+ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP

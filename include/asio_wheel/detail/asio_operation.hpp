@@ -1,0 +1,71 @@
+//
+// asio_wheel/detail/asio_operation.hpp
+//
+// The parts of Asio's internals that an operation and an I/O object are made
+// of, named once in asio_wheel::detail. They are the same in every supported
+// Asio (Boost 1.81 to 1.90, standalone 1.22 to 1.38), so there is no version
+// gate here; the scheduler and reactor hooks, which do differ, are in
+// detail/asio_scheduler.hpp.
+//
+
+#ifndef ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
+#define ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
+
+#include <asio_wheel/detail/asio_forward.hpp>
+
+#if defined(ASIO_WHEEL_STANDALONE)
+# include <asio/detail/bind_handler.hpp>
+# include <asio/detail/chrono_time_traits.hpp>
+# include <asio/detail/fenced_block.hpp>
+# include <asio/detail/handler_type_requirements.hpp>
+# include <asio/detail/handler_work.hpp>
+# include <asio/detail/io_object_impl.hpp>
+# include <asio/detail/memory.hpp>
+# include <asio/detail/non_const_lvalue.hpp>
+# include <asio/detail/op_queue.hpp>
+# include <asio/detail/scheduler_operation.hpp>
+# include <asio/detail/throw_error.hpp>
+/// Asio's compile-time check that a handler has the wait signature.
+# define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler) \
+  ASIO_WAIT_HANDLER_CHECK(handler_type, handler)
+#else
+# include <boost/asio/detail/bind_handler.hpp>
+# include <boost/asio/detail/chrono_time_traits.hpp>
+# include <boost/asio/detail/fenced_block.hpp>
+# include <boost/asio/detail/handler_type_requirements.hpp>
+# include <boost/asio/detail/handler_work.hpp>
+# include <boost/asio/detail/io_object_impl.hpp>
+# include <boost/asio/detail/memory.hpp>
+# include <boost/asio/detail/non_const_lvalue.hpp>
+# include <boost/asio/detail/op_queue.hpp>
+# include <boost/asio/detail/scheduler_operation.hpp>
+# include <boost/asio/detail/throw_error.hpp>
+# define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler) \
+  BOOST_ASIO_WAIT_HANDLER_CHECK(handler_type, handler)
+#endif
+
+ASIO_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+// An operation queued in the scheduler, and intrusive queues of them.
+using asio::detail::scheduler_operation;
+using asio::detail::op_queue;
+using asio::detail::op_queue_access;
+
+// Completing a handler: work tracking and dispatch to its associated
+// executor, the handler bound to its arguments, the memory fence.
+using asio::detail::handler_work;
+using asio::detail::binder1;
+using asio::detail::fenced_block;
+
+// The I/O object plumbing basic_waitable_timer and its service are built on.
+using asio::detail::execution_context_service_base;
+using asio::detail::io_object_impl;
+using asio::detail::non_const_lvalue;
+using asio::detail::chrono_time_traits;
+using asio::detail::throw_error;
+
+} // namespace detail
+ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP

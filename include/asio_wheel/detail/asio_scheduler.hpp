@@ -1,0 +1,147 @@
+//
+// asio_wheel/detail/asio_scheduler.hpp
+//
+// The scheduler and reactor hooks: how the service reaches the io_context's
+// scheduler (to post completions and count work), the reactor's timer queue
+// (where the one drive timer lives), and how many threads the context was
+// configured for. These are the Asio internals that differ between versions;
+// the version gates come from config.hpp and are used here and nowhere else.
+//
+//   Asio        concurrency hint and locking        reactor timer queue
+//   < 1.34      scheduler::concurrency_hint()       timer_queue<TimeTraits>
+//   1.34, 1.35  config service ("scheduler" keys)   timer_queue<TimeTraits>
+//   >= 1.36     config service                      timer_queue<TimeTraits,
+//                                                     Allocator>
+//
+// The reactor is whatever Asio's timer_scheduler is for the build: epoll,
+// kqueue, select, or the io_uring service with BOOST_ASIO_HAS_IO_URING and
+// BOOST_ASIO_DISABLE_EPOLL (ASIO_HAS_IO_URING, ASIO_DISABLE_EPOLL).
+//
+
+#ifndef ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP
+#define ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP
+
+#include <asio_wheel/detail/asio_forward.hpp>
+
+#include <cstdlib>
+
+#if defined(ASIO_WHEEL_STANDALONE)
+# include <asio/detail/concurrency_hint.hpp>
+# include <asio/detail/scheduler.hpp>
+# include <asio/detail/timer_queue.hpp>
+# include <asio/detail/timer_scheduler.hpp>
+# include <asio/detail/wait_op.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_CONFIG_SERVICE)
+#  include <asio/config.hpp>
+# endif
+# define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint) \
+  ASIO_CONCURRENCY_HINT_IS_LOCKING(facility, hint)
+# if defined(ASIO_HAS_IOCP) || defined(ASIO_WINDOWS_RUNTIME)
+#  define ASIO_WHEEL_DETAIL_NO_SCHEDULER 1
+# endif
+#else
+# include <boost/asio/detail/concurrency_hint.hpp>
+# include <boost/asio/detail/scheduler.hpp>
+# include <boost/asio/detail/timer_queue.hpp>
+# include <boost/asio/detail/timer_scheduler.hpp>
+# include <boost/asio/detail/wait_op.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_CONFIG_SERVICE)
+#  include <boost/asio/config.hpp>
+# endif
+# define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint) \
+  BOOST_ASIO_CONCURRENCY_HINT_IS_LOCKING(facility, hint)
+# if defined(BOOST_ASIO_HAS_IOCP) || defined(BOOST_ASIO_WINDOWS_RUNTIME)
+#  define ASIO_WHEEL_DETAIL_NO_SCHEDULER 1
+# endif
+#endif
+
+#if defined(ASIO_WHEEL_DETAIL_NO_SCHEDULER)
+# error "asio_wheel drives its wheel through Asio's scheduler and reactor; Windows is not supported yet"
+#endif
+
+ASIO_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+/// The io_context's implementation: runs handlers, counts outstanding work.
+using scheduler = asio::detail::scheduler;
+
+/// The reactor that owns the context's timer queues (epoll, io_uring, ...).
+using reactor = asio::detail::timer_scheduler;
+
+/// The operation a reactor timer completes.
+using reactor_wait_op = asio::detail::wait_op;
+
+/// A timer queue in the reactor, for timers of TimeTraits.
+#if defined(ASIO_WHEEL_ASIO_TIMER_QUEUE_HAS_ALLOCATOR)
+template <typename TimeTraits>
+class reactor_timer_queue
+  : public asio::detail::timer_queue<TimeTraits,
+      asio::execution_context::allocator<void>>
+{
+public:
+  explicit reactor_timer_queue(asio::execution_context& context)
+    : asio::detail::timer_queue<TimeTraits,
+        asio::execution_context::allocator<void>>(
+          asio::execution_context::allocator<void>(context),
+          1)  // heap reserve: the queue holds one timer, the drive timer
+  {
+  }
+};
+#else
+template <typename TimeTraits>
+class reactor_timer_queue : public asio::detail::timer_queue<TimeTraits>
+{
+public:
+  explicit reactor_timer_queue(asio::execution_context&) {}
+};
+#endif
+
+/// How the threads of a context may use it, as its scheduler was told.
+struct scheduler_threading
+{
+  /// The scheduler locks: other threads may call into the context. The
+  /// service's own lock follows it (off for ..._CONCURRENCY_HINT_UNSAFE).
+  bool locking;
+
+  /// At most one thread runs the context at a time (io_context(1) and the
+  /// special hints that promise it), so the service may call handlers from
+  /// its own operation in batches without taking work from other threads.
+  bool one_thread;
+};
+
+/// Reads the threading configuration of @p context, whose scheduler exists.
+inline scheduler_threading threading_of(asio::execution_context& context)
+{
+#if defined(ASIO_WHEEL_ASIO_HAS_CONFIG_SERVICE)
+  // The values are read as text: in Asio 1.34 and 1.35, config::get<int>
+  // reads integers through a one-byte buffer and always returns 0. The keys
+  // and their meaning are those of Asio's own scheduler; the special hints
+  // reach it through config_from_concurrency_hint, which reports each of
+  // them as concurrency_hint 1 (UNSAFE also as locking 0).
+  const asio::config_service& config
+    = asio::use_service<asio::config_service>(context);
+  char hint_text[32];
+  const char* hint = config.get_value("scheduler", "concurrency_hint",
+      hint_text, sizeof(hint_text));
+  char locking_text[32];
+  const char* locking = config.get_value("scheduler", "locking",
+      locking_text, sizeof(locking_text));
+  scheduler_threading t;
+  t.locking = !locking || std::strtol(locking, nullptr, 0) != 0;
+  t.one_thread = (hint && std::strtol(hint, nullptr, 0) == 1) || !t.locking;
+  return t;
+#else
+  // As the scheduler of these versions decides its own one_thread_.
+  const int hint = asio::use_service<scheduler>(context).concurrency_hint();
+  scheduler_threading t;
+  t.locking = ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(SCHEDULER, hint);
+  t.one_thread = hint == 1 || !t.locking
+    || !ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(REACTOR_IO, hint);
+  return t;
+#endif
+}
+
+} // namespace detail
+ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP

@@ -1,0 +1,308 @@
+//
+// asio_wheel/detail/completion_slices.hpp
+//
+// How a wheel_timer_service hands decided waits to their handlers.
+//
+// A wait's result is decided with the service's lock held (it expired, or it
+// was aborted); its handler must run later, outside the lock and never
+// inside the call that decided it. Two paths:
+//
+// - Several threads may run the context: decided waits are posted to the
+//   scheduler as soon as the lock is released, so any thread can take them.
+// - At most one thread runs it (scheduler_threading::one_thread): decided
+//   waits are queued here and the next slice calls their handlers in a
+//   batch, each exactly as the scheduler would (through handler_work), which
+//   saves the scheduler one queue operation per handler.
+//
+// Fairness: the waits a drive wakeup finds expired wait in `expired`, and a
+// slice takes at most max_completions_per_slice of them; if more remain, the
+// slice operation is posted behind whatever became ready meanwhile, so I/O
+// on the same context keeps flowing during a storm of expiries.
+//
+// Deferred aborts (one thread only): aborting a timer's lone wait, the
+// idle-timeout re-arm, does not write to the wait's operation, which was
+// allocated when the timer was last armed and is out of cache. Its pointer
+// goes to a fixed array, and a whole batch is marked at once, with
+// prefetching, before anything else is decided or the next slice runs.
+//
+// All members except send(), post_slice(), post() and call_handlers() are
+// called with the service's lock held.
+//
+
+#ifndef ASIO_WHEEL_DETAIL_COMPLETION_SLICES_HPP
+#define ASIO_WHEEL_DETAIL_COMPLETION_SLICES_HPP
+
+#include <asio_wheel/detail/asio_operation.hpp>
+#include <asio_wheel/detail/asio_scheduler.hpp>
+#include <asio_wheel/detail/prefetch.hpp>
+#include <asio_wheel/detail/wait_op.hpp>
+
+#include <cstddef>
+
+ASIO_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+class completion_slices
+{
+public:
+  /// Runs the next slice (the service's on_slice); lock not held.
+  using slice_function = void (*)(void* owner);
+
+  /// Waits decided under the lock, to be sent once it is released.
+  struct decided_waits
+  {
+    wait_op_queue to_post;    // several threads: posted one by one
+    bool post_slice = false;  // one thread: the slice operation must be posted
+  };
+
+  completion_slices(scheduler& s, bool one_thread,
+      slice_function on_slice, void* owner) noexcept
+    : scheduler_(s), one_thread_(one_thread), slice_op_(on_slice, owner)
+  {
+  }
+
+  completion_slices(const completion_slices&) = delete;
+  completion_slices& operator=(const completion_slices&) = delete;
+
+  /// True when handlers are called by the slices, in batches.
+  bool one_thread() const noexcept { return one_thread_; }
+
+  /// Waits decided but whose handler has not been called or posted yet.
+  std::size_t queued() const noexcept { return queued_; }
+
+  /// True while waits found expired wait for a slice.
+  bool has_expired() const noexcept { return !expired_.empty(); }
+
+  /// The result of @p op is decided (success or operation_aborted already
+  /// set): its handler runs after the lock is released.
+  void complete(decided_waits& done, wait_op_base* op)
+  {
+    if (one_thread_)
+    {
+      mark_deferred_aborts();  // keeps the order of the decisions
+      decided_.push(op);
+      ++decided_count_;
+      ++queued_;
+      request_slice(done);
+    }
+    else
+      done.to_post.push(op);
+  }
+
+  /// One thread only: aborts the lone wait @p op without writing to it.
+  /// Until marked, op->timer is stale; whoever reads it (per-operation
+  /// cancellation) calls mark_deferred_aborts() first.
+  void defer_abort(decided_waits& done, wait_op_base* op)
+  {
+    if (deferred_count_ == max_deferred_aborts)
+      mark_deferred_aborts();
+    deferred_aborts_[deferred_count_++] = op;
+    ++queued_;
+    request_slice(done);
+  }
+
+  /// Marks the deferred aborts as aborted and queues them, in the order they
+  /// were aborted.
+  void mark_deferred_aborts() noexcept
+  {
+    constexpr std::size_t ahead = 8;  // prefetch distance, in operations
+    const std::size_t n = deferred_count_;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      // The first 64 bytes: what is marked here, and what the completion
+      // reads next (the handler and its work follow the base). Operations
+      // are not line-aligned, so that is one or two cache lines.
+      if (i + ahead < n)
+        prefetch_for_write(deferred_aborts_[i + ahead], 64);
+      wait_op_base* op = deferred_aborts_[i];
+      op->timer = nullptr;
+      op->set_aborted();
+      decided_.push(op);
+    }
+    decided_count_ += n;
+    deferred_count_ = 0;
+  }
+
+  /// A drive wakeup found @p op expired: it waits for a slice (fairness).
+  void push_expired(wait_op_base* op)
+  {
+    expired_.push(op);
+    ++queued_;
+  }
+
+  /// The slice operation is running: it may be posted again.
+  void slice_started() noexcept { slice_posted_ = false; }
+
+  /// Takes the next slice into @p batch: every decided wait and at most
+  /// @p budget expired ones. @p more_to_expire: the wheel has not finished
+  /// finding the waits of the current wakeup. Returns true when the caller
+  /// must post the slice operation (several threads; one thread decides
+  /// after the batch has run, see put_back).
+  bool take_slice(wait_op_queue& batch, std::size_t budget,
+      bool more_to_expire)
+  {
+    mark_deferred_aborts();
+    std::size_t n = decided_count_;
+    batch.push(decided_);
+    decided_count_ = 0;
+    for (; budget; --budget)
+    {
+      wait_op_base* op = expired_.front();
+      if (!op)
+        break;
+      expired_.pop();
+      batch.push(op);
+      ++n;
+    }
+    queued_ -= n;
+    return !one_thread_ && (!expired_.empty() || more_to_expire)
+      && claim_slice();
+  }
+
+  /// One thread, after a batch: puts back the waits a throwing handler left
+  /// uncalled (first in line), and returns true when the caller must post
+  /// the slice operation because waits remain.
+  bool put_back(wait_op_queue& rest, bool more_to_expire)
+  {
+    if (!rest.empty())
+    {
+      const std::size_t n = count(rest);
+      queued_ += n;
+      decided_count_ += n;
+      rest.push(decided_);
+      decided_.push(rest);
+    }
+    return (!decided_.empty() || deferred_count_ != 0 || !expired_.empty()
+        || more_to_expire) && claim_slice();
+  }
+
+  /// Shutdown: every queued wait, to be destroyed without being invoked.
+  void take_all(wait_op_queue& ops)
+  {
+    mark_deferred_aborts();
+    ops.push(decided_);
+    ops.push(expired_);
+    decided_count_ = 0;
+    queued_ = 0;
+  }
+
+  /// Sends what was decided under the lock. Lock not held.
+  void send(decided_waits& done)
+  {
+    post(done.to_post);
+    if (done.post_slice)
+      post_slice();
+  }
+
+  /// Queues the slice operation in the scheduler. Lock not held.
+  void post_slice()
+  {
+    scheduler_.post_immediate_completion(&slice_op_, false);
+  }
+
+  /// Hands operations to the scheduler; their work was counted when the
+  /// waits started. Lock not held.
+  void post(wait_op_queue& ops)
+  {
+    if (ops.empty())
+      return;
+    op_queue<scheduler_operation> q;
+    q.push(ops);
+    scheduler_.post_deferred_completions(q);
+  }
+
+  /// One thread: calls the handlers of @p batch in order, each exactly as
+  /// the scheduler would. If a handler throws, the exception leaves here
+  /// with the rest still in @p batch (see put_back). Lock not held.
+  void call_handlers(wait_op_queue& batch)
+  {
+    while (wait_op_base* op = batch.front())
+    {
+      batch.pop();
+      // Release the wait's unit of work (counted when it started) once its
+      // handler has returned or thrown; the running drive or slice
+      // operation holds its own, so run() cannot stop in between.
+      struct finish_work
+      {
+        scheduler& s;
+        ~finish_work() { s.work_finished(); }
+      } finish{scheduler_};
+      op->complete(&scheduler_, error_code(), 0);
+    }
+  }
+
+  /// The number of operations in @p q; the usual one wait is counted from
+  /// the queue's ends alone, without touching the operation (a cache miss).
+  static std::size_t count(wait_op_queue& q) noexcept
+  {
+    wait_op_base* op = q.front();
+    if (!op)
+      return 0;
+    if (op == op_queue_access::back(q))
+      return 1;
+    std::size_t n = 0;
+    for (; op; op = op_queue_access::next(op))
+      ++n;
+    return n;
+  }
+
+private:
+  // Posted to the scheduler to run the next slice.
+  struct slice_op : scheduler_operation
+  {
+    slice_op(slice_function f, void* o)
+      : scheduler_operation(&slice_op::do_complete), on_slice(f), owner(o)
+    {
+    }
+
+    static void do_complete(void* scheduler_owner, scheduler_operation* base,
+        const error_code&, std::size_t)
+    {
+      slice_op* o = static_cast<slice_op*>(base);
+      if (scheduler_owner)  // else destroyed at shutdown: nothing to do
+        o->on_slice(o->owner);
+    }
+
+    slice_function on_slice;
+    void* owner;
+  };
+
+  void request_slice(decided_waits& done) noexcept
+  {
+    if (claim_slice())
+      done.post_slice = true;
+  }
+
+  // True if the slice operation was not queued and now must be.
+  bool claim_slice() noexcept
+  {
+    if (slice_posted_)
+      return false;
+    slice_posted_ = true;
+    return true;
+  }
+
+  scheduler& scheduler_;
+  const bool one_thread_;
+
+  // expired_: found by a drive wakeup, handed out at most a budget a slice.
+  // decided_: one thread, waits aborted or found due by a call of the user,
+  // all completed by the next slice as Asio would post them all at once.
+  wait_op_queue expired_;
+  wait_op_queue decided_;
+  std::size_t decided_count_ = 0;
+  std::size_t queued_ = 0;
+
+  // Aborted lone waits not yet marked, oldest first (see defer_abort).
+  static constexpr std::size_t max_deferred_aborts = 256;
+  wait_op_base* deferred_aborts_[max_deferred_aborts];
+  std::size_t deferred_count_ = 0;
+
+  slice_op slice_op_;
+  bool slice_posted_ = false;  // slice_op_ is queued in the scheduler
+};
+
+} // namespace detail
+ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_COMPLETION_SLICES_HPP

@@ -1,0 +1,72 @@
+//
+// asio_wheel/detail/config.hpp
+//
+// Which Asio the library is compiled against, and the version gates. This is
+// the only file that tests an Asio version macro; everything else asks the
+// ASIO_WHEEL_* macros below.
+//
+// Two flavours, chosen per translation unit:
+// - Boost.Asio (the default): namespace boost::asio, boost::system::error_code.
+// - Standalone Asio, with ASIO_WHEEL_STANDALONE defined (the CMake target
+//   asio_wheel::asio_wheel_standalone defines it, and ASIO_STANDALONE):
+//   namespace ::asio, std::error_code; no Boost.Asio or Boost.System header
+//   is included. Boost.Intrusive (header-only) stays as the wheel's lists.
+//
+// Each flavour opens its own inline namespace inside asio_wheel, so one
+// program may link both flavours without two definitions of one name; users
+// keep writing asio_wheel::wheel_timer.
+//
+
+#ifndef ASIO_WHEEL_DETAIL_CONFIG_HPP
+#define ASIO_WHEEL_DETAIL_CONFIG_HPP
+
+#if defined(ASIO_WHEEL_STANDALONE)
+# if !defined(ASIO_STANDALONE)
+#  define ASIO_STANDALONE  // else Asio takes its error codes from Boost.System
+# endif
+# include <asio/version.hpp>
+# define ASIO_WHEEL_ASIO_VERSION ASIO_VERSION
+# define ASIO_WHEEL_FLAVOUR_NAMESPACE standalone_asio
+# if defined(ASIO_NO_DEPRECATED)
+#  define ASIO_WHEEL_ASIO_NO_DEPRECATED 1
+# endif
+#else
+# include <boost/asio/version.hpp>
+# define ASIO_WHEEL_ASIO_VERSION BOOST_ASIO_VERSION
+# define ASIO_WHEEL_FLAVOUR_NAMESPACE boost_asio
+# if defined(BOOST_ASIO_NO_DEPRECATED)
+#  define ASIO_WHEEL_ASIO_NO_DEPRECATED 1
+# endif
+#endif
+
+/// Opens and closes the library's namespace for the flavour being compiled.
+#define ASIO_WHEEL_NAMESPACE_BEGIN \
+  namespace asio_wheel { inline namespace ASIO_WHEEL_FLAVOUR_NAMESPACE {
+#define ASIO_WHEEL_NAMESPACE_END } }
+
+// ---- Version gates (ASIO_WHEEL_ASIO_VERSION is the same number in both
+// flavours: standalone Asio 1.34.0 is 103400, and so is Boost.Asio 1.34.0,
+// the one in Boost 1.87). -----------------------------------------------------
+
+// Asio 1.34 (Boost 1.87): the scheduler reads its concurrency hint and its
+// locking flag from the context's config service, and basic_waitable_timer
+// lost its deprecated members.
+#if ASIO_WHEEL_ASIO_VERSION >= 103400
+# define ASIO_WHEEL_ASIO_HAS_CONFIG_SERVICE 1
+#endif
+
+// Asio 1.36 (Boost 1.89): detail::timer_queue<TimeTraits, Allocator>, made
+// from an allocator and a heap reserve.
+#if ASIO_WHEEL_ASIO_VERSION >= 103600
+# define ASIO_WHEEL_ASIO_TIMER_QUEUE_HAS_ALLOCATOR 1
+#endif
+
+/// basic_waitable_timer's deprecated members (expires_from_now, the
+/// expires_at() getter, the error_code& overloads) exist exactly where the
+/// Asio being compiled against still has them: before 1.34, and unless
+/// (BOOST_)ASIO_NO_DEPRECATED is defined.
+#if ASIO_WHEEL_ASIO_VERSION < 103400 && !defined(ASIO_WHEEL_ASIO_NO_DEPRECATED)
+# define ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS 1
+#endif
+
+#endif // ASIO_WHEEL_DETAIL_CONFIG_HPP
