@@ -71,6 +71,11 @@ struct wheel_stats
   /// per-operation cancellation).
   std::uint64_t waits_cancelled = 0;
 
+  /// Per-operation timeouts (cancel_after) taken back because their
+  /// operation completed first. A timeout that fires counts as a wait that
+  /// expired; a pending one, as a pending wait.
+  std::uint64_t timeouts_withdrawn = 0;
+
   /// Entries moved to a later slot when their old slot came round, after
   /// reschedule_at / reschedule_after moved their expiry later.
   std::uint64_t lazy_refilings = 0;

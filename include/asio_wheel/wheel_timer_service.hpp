@@ -268,6 +268,52 @@ public:
     start_wait<Handler, IoExecutor>(impl, handler, io_ex);
   }
 
+  /// Per-operation timeouts (asio_wheel::cancel_after, the Beast stream): a
+  /// timeout is an implementation_type with one wait whose operation the
+  /// caller owns. arm_timeout files it for @p expiry; if that is reached,
+  /// @p op completes with success like any wait (through the slices);
+  /// withdraw_timeout takes it back without completing it.
+  void arm_timeout(implementation_type& entry, detail::wait_op_base* op,
+      const time_point& expiry)
+  {
+    decided_waits done;
+    {
+      lock_type lock(mutex_);
+      entry.expiry = expiry;
+      if (shutdown_)
+      {
+        lock.unlock();
+        abandon(op);
+        return;
+      }
+      enqueue_wait(entry, op, done);
+    }
+    slices_.send(done);
+  }
+
+  /// Takes back the timeout @p op armed on @p entry, without completing it,
+  /// and unlinks the entry: O(1), no completion, no allocation. Returns
+  /// false if the timeout has already been decided (it fired, or was
+  /// abandoned at shutdown): then @p op completes or is destroyed as usual.
+  bool withdraw_timeout(implementation_type& entry, detail::wait_op_base* op)
+  {
+    {
+      lock_type lock(mutex_);
+      if (!op->timer)
+        return false;
+      entry.waits.pop();  // op, the entry's only wait
+      op->timer = nullptr;
+      --stats_.pending_waits;
+      --stats_.timers_in_wheel;
+      ++stats_.timeouts_withdrawn;
+      wheel_.erase(entry);
+      disarm_if_idle();
+    }
+    // The wait's unit of work (enqueue_wait): it will not complete.
+    scheduler_.work_finished();
+    return true;
+  }
+
   /// @}
 
 private:
@@ -353,50 +399,61 @@ private:
       lock_type lock(mutex_);
       if (shutdown_)
       {
-        // As Asio's reactor does after shutdown: hand the operation to the
-        // scheduler, which destroys it without running it.
         lock.unlock();
-        scheduler_.post_immediate_completion(p.p, false);
+        abandon(p.p);
         p.v = p.p = 0;
         return;
       }
-      scheduler_.work_started();
-      const tick_type due = grid_.due_tick(impl.expiry);
-      // (With waits already queued on the timer, a bounded advance has yet
-      // to reach them: join them so that they all complete in order.)
-      if (due <= wheel_.horizon() && impl.waits.empty())
-      {
-        // Already due: completes soon with success, never inside async_wait.
-        ++stats_.waits_expired;
-        slices_.complete(done, p.p);
-      }
-      else
-      {
-        p.p->timer = &impl;
-        const bool first_wait = impl.waits.empty();
-        impl.waits.push(p.p);
-        ++stats_.pending_waits;
-        if (first_wait)
-        {
-          ++stats_.timers_in_wheel;
-          if (!impl.in_wheel())
-          {
-            wheel_.insert(impl, due);
-            drive_.arm_no_later_than(due);
-          }
-          else if (due < impl.filed_tick)
-            refile_earlier(impl, due);  // a ghost filed too late
-          else
-          {
-            // A ghost filed at or before the new due tick: reuse it as it
-            // is (the walk re-files it lazily), no list operation.
-            drive_.arm_no_later_than(impl.filed_tick);
-          }
-        }
-      }
+      enqueue_wait(impl, p.p, done);
       p.v = p.p = 0;
     }
     slices_.send(done);
+  }
+
+  // After shutdown, as Asio's reactor does: hands the operation to the
+  // scheduler, which destroys it without running it. Lock not held.
+  void abandon(detail::wait_op_base* op)
+  {
+    scheduler_.post_immediate_completion(op, false);
+  }
+
+  // Queues op on impl's FIFO and files impl in the wheel, or decides op at
+  // once if impl's expiry is due. Counts the wait as outstanding work of the
+  // scheduler until its handler has run. Lock held.
+  void enqueue_wait(implementation_type& impl, detail::wait_op_base* op,
+      decided_waits& done)
+  {
+    scheduler_.work_started();
+    const tick_type due = grid_.due_tick(impl.expiry);
+    // (With waits already queued on the timer, a bounded advance has yet
+    // to reach them: join them so that they all complete in order.)
+    if (due <= wheel_.horizon() && impl.waits.empty())
+    {
+      // Already due: completes soon with success, never inside async_wait.
+      ++stats_.waits_expired;
+      slices_.complete(done, op);
+      return;
+    }
+    op->timer = &impl;
+    const bool first_wait = impl.waits.empty();
+    impl.waits.push(op);
+    ++stats_.pending_waits;
+    if (!first_wait)
+      return;
+    ++stats_.timers_in_wheel;
+    if (!impl.in_wheel())
+    {
+      wheel_.insert(impl, due);
+      drive_.arm_no_later_than(due);
+    }
+    else if (due < impl.filed_tick)
+      refile_earlier(impl, due);  // a ghost filed too late
+    else
+    {
+      // A ghost filed at or before the new due tick: reuse it as it is
+      // (the walk re-files it lazily), no list operation.
+      drive_.arm_no_later_than(impl.filed_tick);
+    }
   }
 
   std::size_t cancel_and_set_expiry(implementation_type& impl,

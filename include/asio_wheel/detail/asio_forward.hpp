@@ -6,7 +6,8 @@
 //   asio::          boost::asio or ::asio
 //   error_code      boost::system::error_code or std::error_code
 //   system_error    boost::system::system_error or std::system_error
-// so that every other file is written once. Asio's internals are reached
+// so that every other file is written once, and the macros that open Asio's
+// namespace for a trait specialization. Asio's internals are reached
 // only through detail/asio_operation.hpp and detail/asio_scheduler.hpp.
 //
 
@@ -15,12 +16,22 @@
 
 #include <asio_wheel/detail/config.hpp>
 
+#include <type_traits>
+
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/any_io_executor.hpp>
 # include <asio/associated_allocator.hpp>
 # include <asio/associated_cancellation_slot.hpp>
+# include <asio/associated_executor.hpp>
+# include <asio/associator.hpp>
 # include <asio/async_result.hpp>
+# include <asio/cancellation_signal.hpp>
 # include <asio/cancellation_type.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
+#  include <asio/deferred.hpp>
+# else
+#  include <asio/experimental/deferred.hpp>
+# endif
 # include <asio/error.hpp>
 # include <asio/execution_context.hpp>
 # include <asio/io_context.hpp>
@@ -30,14 +41,32 @@
 # include <boost/asio/any_io_executor.hpp>
 # include <boost/asio/associated_allocator.hpp>
 # include <boost/asio/associated_cancellation_slot.hpp>
+# include <boost/asio/associated_executor.hpp>
+# include <boost/asio/associator.hpp>
 # include <boost/asio/async_result.hpp>
+# include <boost/asio/cancellation_signal.hpp>
 # include <boost/asio/cancellation_type.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
+#  include <boost/asio/deferred.hpp>
+# else
+#  include <boost/asio/experimental/deferred.hpp>
+# endif
 # include <boost/asio/error.hpp>
 # include <boost/asio/execution_context.hpp>
 # include <boost/asio/io_context.hpp>
 # include <boost/asio/wait_traits.hpp>
 # include <boost/system/error_code.hpp>
 # include <boost/system/system_error.hpp>
+#endif
+
+/// Open and close Asio's own namespace, where the library specializes Asio's
+/// traits (async_result, associator) for its completion tokens and handlers.
+#if defined(ASIO_WHEEL_STANDALONE)
+# define ASIO_WHEEL_ASIO_NAMESPACE_BEGIN namespace asio {
+# define ASIO_WHEEL_ASIO_NAMESPACE_END }
+#else
+# define ASIO_WHEEL_ASIO_NAMESPACE_BEGIN namespace boost { namespace asio {
+# define ASIO_WHEEL_ASIO_NAMESPACE_END } }
 #endif
 
 ASIO_WHEEL_NAMESPACE_BEGIN
@@ -51,6 +80,24 @@ namespace asio = ::boost::asio;
 using error_code = ::boost::system::error_code;
 using system_error = ::boost::system::system_error;
 #endif
+
+namespace detail {
+
+/// The completion token of an operation given only a partial token adapter
+/// (cancel_after(30s)): the default completion token of its executor, and
+/// deferred where it has none (as in Asio 1.29 and later).
+#if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
+using deferred_t = asio::deferred_t;
+#else
+using deferred_t = asio::experimental::deferred_t;
+#endif
+
+template <typename Executor>
+using default_token_t = std::conditional_t<
+    std::is_void<asio::default_completion_token_t<Executor>>::value,
+    deferred_t, asio::default_completion_token_t<Executor>>;
+
+} // namespace detail
 
 ASIO_WHEEL_NAMESPACE_END
 

@@ -116,8 +116,9 @@ inline scheduler_threading threading_of(asio::execution_context& context)
   // The values are read as text: in Asio 1.34 and 1.35, config::get<int>
   // reads integers through a one-byte buffer and always returns 0. The keys
   // and their meaning are those of Asio's own scheduler; the special hints
-  // reach it through config_from_concurrency_hint, which reports each of
-  // them as concurrency_hint 1 (UNSAFE also as locking 0).
+  // reach it through config_from_concurrency_hint, which reports UNSAFE and
+  // UNSAFE_IO as concurrency_hint 1 (UNSAFE also as locking 0), and SAFE as
+  // 1 in Asio 1.34 and 1.35, as -1 from 1.36 on.
   const asio::config_service& config
     = asio::use_service<asio::config_service>(context);
   char hint_text[32];

@@ -48,6 +48,11 @@
 // flavours: standalone Asio 1.34.0 is 103400, and so is Boost.Asio 1.34.0,
 // the one in Boost 1.87). -----------------------------------------------------
 
+// Asio 1.24 (Boost 1.80): deferred left asio::experimental.
+#if ASIO_WHEEL_ASIO_VERSION >= 102400
+# define ASIO_WHEEL_ASIO_HAS_DEFERRED 1
+#endif
+
 // Asio 1.34 (Boost 1.87): the scheduler reads its concurrency hint and its
 // locking flag from the context's config service, and basic_waitable_timer
 // lost its deprecated members.

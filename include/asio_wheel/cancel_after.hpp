@@ -1,0 +1,298 @@
+//
+// asio_wheel/cancel_after.hpp
+//
+// asio_wheel::cancel_after / cancel_at: a completion token adapter that
+// times any asynchronous operation, with the semantics of Asio's own
+// cancel_after (Boost 1.86+), but whose timeout is an entry in the context's
+// timing wheel: no timer object and no reactor heap entry per operation, and
+// an operation that completes first takes its timeout back in O(1), without
+// any completion of its own. It works with every Asio the library supports,
+// including those that have no cancel_after.
+//
+
+#ifndef ASIO_WHEEL_CANCEL_AFTER_HPP
+#define ASIO_WHEEL_CANCEL_AFTER_HPP
+
+#include <asio_wheel/detail/asio_forward.hpp>
+#include <asio_wheel/detail/asio_operation.hpp>
+#include <asio_wheel/detail/timed_cancel_op.hpp>
+#include <asio_wheel/wheel_timer_service.hpp>
+
+#include <chrono>
+#include <type_traits>
+#include <utility>
+
+ASIO_WHEEL_NAMESPACE_BEGIN
+
+/// When a timed operation's timeout is reached: a relative timeout is
+/// measured from the moment the operation starts.
+template <typename Clock, typename WaitTraits = asio::wait_traits<Clock>>
+class timeout_spec
+{
+public:
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+
+  static timeout_spec after(const duration& d, asio::cancellation_type_t type)
+  {
+    return timeout_spec(true, d, time_point(), type);
+  }
+
+  static timeout_spec at(const time_point& t, asio::cancellation_type_t type)
+  {
+    return timeout_spec(false, duration(), t, type);
+  }
+
+  /// The deadline of an operation starting now.
+  time_point deadline() const
+  {
+    return relative_
+      ? detail::chrono_time_traits<Clock, WaitTraits>::add(Clock::now(), after_)
+      : at_;
+  }
+
+  /// The cancellation emitted when the deadline is reached.
+  asio::cancellation_type_t cancellation_type() const noexcept { return type_; }
+
+private:
+  timeout_spec(bool relative, const duration& d, const time_point& t,
+      asio::cancellation_type_t type)
+    : relative_(relative), after_(d), at_(t), type_(type)
+  {
+  }
+
+  bool relative_;
+  duration after_;
+  time_point at_;
+  asio::cancellation_type_t type_;
+};
+
+/// A completion token adapter: the operation started with it is cancelled
+/// (with the cancellation type of its timeout_spec) if it has not completed
+/// by its deadline. Its result reaches the adapted token unchanged.
+template <typename CompletionToken, typename Clock,
+    typename WaitTraits = asio::wait_traits<Clock>>
+class timed_cancel_t
+{
+public:
+  template <typename T>
+  timed_cancel_t(T&& token, const timeout_spec<Clock, WaitTraits>& spec)
+    : token_(std::forward<T>(token)), spec_(spec)
+  {
+  }
+
+  CompletionToken token_;
+  timeout_spec<Clock, WaitTraits> spec_;
+};
+
+/// The partial form: cancel_after(30s) as a token adapts the operation's
+/// default completion token (e.g. use_awaitable or deferred).
+template <typename Clock, typename WaitTraits = asio::wait_traits<Clock>>
+class partial_timed_cancel
+{
+public:
+  explicit partial_timed_cancel(const timeout_spec<Clock, WaitTraits>& spec)
+    : spec_(spec)
+  {
+  }
+
+  /// Adapts @p token.
+  template <typename CompletionToken>
+  timed_cancel_t<std::decay_t<CompletionToken>, Clock, WaitTraits>
+  operator()(CompletionToken&& token) const
+  {
+    return timed_cancel_t<std::decay_t<CompletionToken>, Clock, WaitTraits>(
+        std::forward<CompletionToken>(token), spec_);
+  }
+
+  timeout_spec<Clock, WaitTraits> spec_;
+};
+
+/// Cancels the operation if it has not completed within @p timeout
+/// (terminal cancellation unless @p type says otherwise). Partial form:
+/// @code
+/// co_await sock.async_read_some(buf, asio_wheel::cancel_after(30s));
+/// @endcode
+template <typename Rep, typename Period>
+partial_timed_cancel<std::chrono::steady_clock> cancel_after(
+    const std::chrono::duration<Rep, Period>& timeout,
+    asio::cancellation_type_t type = asio::cancellation_type::terminal)
+{
+  using spec = timeout_spec<std::chrono::steady_clock>;
+  return partial_timed_cancel<std::chrono::steady_clock>(spec::after(
+        std::chrono::ceil<std::chrono::steady_clock::duration>(timeout), type));
+}
+
+/// Cancels the operation if it has not completed within @p timeout:
+/// @code
+/// sock.async_read_some(buf, asio_wheel::cancel_after(30s, handler));
+/// @endcode
+template <typename Rep, typename Period, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, std::chrono::steady_clock>
+cancel_after(const std::chrono::duration<Rep, Period>& timeout,
+    CompletionToken&& token)
+{
+  // Qualified: Asio 1.31+ has its own cancel_after, found by ADL.
+  return ::asio_wheel::cancel_after(timeout, asio::cancellation_type::terminal)(
+      std::forward<CompletionToken>(token));
+}
+
+/// As above, with the cancellation type to emit.
+template <typename Rep, typename Period, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, std::chrono::steady_clock>
+cancel_after(const std::chrono::duration<Rep, Period>& timeout,
+    asio::cancellation_type_t type, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_after(timeout, type)(std::forward<CompletionToken>(token));
+}
+
+/// Cancels the operation if it has not completed by @p deadline, a time
+/// point of any clock (the wheel of that clock times it).
+template <typename Clock, typename Duration>
+partial_timed_cancel<Clock> cancel_at(
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    asio::cancellation_type_t type = asio::cancellation_type::terminal)
+{
+  return partial_timed_cancel<Clock>(timeout_spec<Clock>::at(
+        std::chrono::time_point_cast<typename Clock::duration>(deadline),
+        type));
+}
+
+/// As above, adapting @p token.
+template <typename Clock, typename Duration, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_at(deadline, asio::cancellation_type::terminal)(
+      std::forward<CompletionToken>(token));
+}
+
+/// As above, with the cancellation type to emit.
+template <typename Clock, typename Duration, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    asio::cancellation_type_t type, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_at(deadline, type)(std::forward<CompletionToken>(token));
+}
+
+namespace detail {
+
+// Starts the timed operation: allocates its state, arms the timeout in the
+// wheel of the operation's execution context, then starts the operation with
+// the state's handler.
+template <typename Initiation, typename Clock, typename WaitTraits,
+    typename... Signatures>
+class initiate_timed_cancel
+{
+public:
+  using executor_type = asio::associated_executor_t<Initiation>;
+
+  template <typename I>
+  explicit initiate_timed_cancel(I&& initiation)
+    : initiation_(std::forward<I>(initiation))
+  {
+  }
+
+  executor_type get_executor() const noexcept
+  {
+    return asio::get_associated_executor(initiation_);
+  }
+
+  template <typename Handler, typename... Args>
+  void operator()(Handler&& handler,
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) &&
+  {
+    using service_type = wheel_timer_service<Clock, WaitTraits>;
+    using op = timed_cancel_op<std::decay_t<Handler>, executor_type,
+        service_type, Signatures...>;
+    const executor_type ex = get_executor();
+    service_type& service = asio::use_service<service_type>(
+        asio::query(ex, asio::execution::context));
+    non_const_lvalue<Handler> handler2(handler);
+    auto op_handler = op::start(handler2.value, ex, service,
+        spec.deadline(), spec.cancellation_type());
+    asio::async_initiate<decltype(op_handler), Signatures...>(
+        std::move(initiation_), op_handler, std::forward<Args>(args)...);
+  }
+
+private:
+  Initiation initiation_;
+};
+
+} // namespace detail
+
+ASIO_WHEEL_NAMESPACE_END
+
+ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
+
+template <typename CompletionToken, typename Clock, typename WaitTraits,
+    typename... Signatures>
+struct async_result<
+    ::asio_wheel::timed_cancel_t<CompletionToken, Clock, WaitTraits>,
+    Signatures...>
+  : async_result<CompletionToken, Signatures...>
+{
+  template <typename Initiation, typename RawCompletionToken, typename... Args>
+  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
+      Args&&... args)
+    -> decltype(async_initiate<
+          std::conditional_t<
+            std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+            const CompletionToken, CompletionToken>,
+          Signatures...>(
+        std::declval<::asio_wheel::detail::initiate_timed_cancel<
+          std::decay_t<Initiation>, Clock, WaitTraits, Signatures...>>(),
+        token.token_, token.spec_, std::forward<Args>(args)...))
+  {
+    return async_initiate<
+        std::conditional_t<
+          std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+          const CompletionToken, CompletionToken>,
+        Signatures...>(
+      ::asio_wheel::detail::initiate_timed_cancel<
+        std::decay_t<Initiation>, Clock, WaitTraits, Signatures...>(
+          std::forward<Initiation>(initiation)),
+      token.token_, token.spec_, std::forward<Args>(args)...);
+  }
+};
+
+template <typename Clock, typename WaitTraits, typename... Signatures>
+struct async_result<
+    ::asio_wheel::partial_timed_cancel<Clock, WaitTraits>, Signatures...>
+{
+  template <typename Initiation, typename RawCompletionToken, typename... Args>
+  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
+      Args&&... args)
+    -> decltype(async_initiate<
+          const ::asio_wheel::timed_cancel_t<
+            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+            Clock, WaitTraits>&,
+          Signatures...>(
+        std::forward<Initiation>(initiation),
+        ::asio_wheel::timed_cancel_t<
+          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+          Clock, WaitTraits>(
+            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
+            token.spec_),
+        std::forward<Args>(args)...))
+  {
+    return async_initiate<
+        const ::asio_wheel::timed_cancel_t<
+          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+          Clock, WaitTraits>&,
+        Signatures...>(
+      std::forward<Initiation>(initiation),
+      ::asio_wheel::timed_cancel_t<
+        ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+        Clock, WaitTraits>(
+          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
+          token.spec_),
+      std::forward<Args>(args)...);
+  }
+};
+
+ASIO_WHEEL_ASIO_NAMESPACE_END
+
+#endif // ASIO_WHEEL_CANCEL_AFTER_HPP
