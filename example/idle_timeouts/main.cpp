@@ -11,7 +11,6 @@
 //
 
 #include <asio_wheel.hpp>
-#include <boost/asio/io_context.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -22,7 +21,10 @@
 #include <string>
 #include <vector>
 
-namespace net = boost::asio;
+// The Asio that asio_wheel uses: boost::asio and boost::system::error_code, or ::asio and
+// std::error_code in a program built for standalone Asio (ASIO_WHEEL_STANDALONE).
+namespace net = asio_wheel::asio;
+using asio_wheel::error_code;
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
@@ -88,7 +90,7 @@ int main(int argc, char** argv)
     c->silent = rng() % 100 < cfg.silent_percent;
     silent_count += c->silent;
     c->idle.expires_after(cfg.idle);
-    c->idle.async_wait([c = c.get()](boost::system::error_code ec) {
+    c->idle.async_wait([c = c.get()](error_code ec) {
       if (ec)
         return;  // cancelled at the end of the run
       c->timed_out = true;
@@ -114,7 +116,7 @@ int main(int argc, char** argv)
   asio_wheel::wheel_timer traffic(io);
   std::function<void()> next_round = [&] {
     traffic.expires_after(traffic_period);
-    traffic.async_wait([&](boost::system::error_code ec) {
+    traffic.async_wait([&](error_code ec) {
       if (ec)
         return;
       ++round;

@@ -174,8 +174,9 @@ public:
   basic_wheel_timer(const basic_wheel_timer&) = delete;
   basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;
 
-  /// The executor associated with the object.
-  const executor_type& get_executor() noexcept
+  /// The executor associated with the object (returned as the Asio being
+  /// compiled against returns it: a copy before Asio 1.24).
+  detail::returned_executor_t<executor_type> get_executor() noexcept
   {
     return impl_.get_executor();
   }
@@ -353,7 +354,7 @@ private:
     {
     }
 
-    const executor_type& get_executor() const noexcept
+    detail::returned_executor_t<executor_type> get_executor() const noexcept
     {
       return self_->get_executor();
     }

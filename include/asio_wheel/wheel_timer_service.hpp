@@ -151,6 +151,14 @@ public:
     take_over(impl, other);
   }
 
+  /// The same, for a timer moved from one of another executor type (its
+  /// service is this one: io_object_impl finds it from the same context).
+  void converting_move_construct(implementation_type& impl,
+      wheel_timer_service&, implementation_type& other)
+  {
+    move_construct(impl, other);
+  }
+
   /// impl aborts its own pending waits, then takes over other's.
   void move_assign(implementation_type& impl,
       wheel_timer_service& other_service, implementation_type& other)
@@ -258,10 +266,9 @@ public:
     // place when it has no associated executor of its own.
     if constexpr (std::is_same<IoExecutor, asio::any_io_executor>::value)
     {
-      using native = asio::io_context::executor_type;
-      if (const native* ex = io_ex.template target<native>())
+      if (const auto* ex = detail::native_executor(io_ex))
       {
-        start_wait<Handler, native>(impl, handler, *ex);
+        start_wait<Handler, asio::io_context::executor_type>(impl, handler, *ex);
         return;
       }
     }

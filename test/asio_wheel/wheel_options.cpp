@@ -15,7 +15,7 @@ namespace {
 // failed construction must not leave a half-made service behind.
 void check_rejected(const asio_wheel::wheel_options& options, const std::string& field)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   bool threw = false;
   try
   {
@@ -29,7 +29,7 @@ void check_rejected(const asio_wheel::wheel_options& options, const std::string&
   }
   BOOST_TEST(threw, "options with a bad " << field << " (tick " << options.tick.count()
       << " ns, slots " << options.slots << ") were accepted");
-  BOOST_TEST(!boost::asio::has_service<manual_service>(io),
+  BOOST_TEST(!asio::has_service<manual_service>(io),
       "a rejected service was registered");
 
   // The context is still usable: a timer gets the default service and works.
@@ -72,17 +72,17 @@ BOOST_AUTO_TEST_CASE(valid_edge_values_are_accepted)
       make_options(1h, 2, 1), make_options(1ms, std::size_t(1) << 20, 100000)};
   for (const auto& options : edges)
   {
-    boost::asio::io_context io;
+    asio::io_context io;
     BOOST_CHECK_NO_THROW(install_service(io, options));
   }
 }
 
 BOOST_AUTO_TEST_CASE(options_returns_what_make_service_was_given)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   const auto given = make_options(250us, 512, 17);
   auto& made = install_service(io, given);
-  auto& used = boost::asio::use_service<manual_service>(io);
+  auto& used = asio::use_service<manual_service>(io);
   BOOST_TEST(&made == &used, "use_service must find the service make_service created");
   BOOST_TEST(used.options().tick.count() == given.tick.count());
   BOOST_TEST(used.options().slots == given.slots);
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(options_returns_what_make_service_was_given)
 
   // A timer created afterwards uses that service, not a new default one.
   manual_timer timer(io, 1h);
-  timer.async_wait([](const boost::system::error_code&) {});
+  timer.async_wait([](const error_code&) {});
   BOOST_TEST(used.stats().pending_waits == 1u);
   timer.cancel();
   settle(io);
@@ -99,18 +99,18 @@ BOOST_AUTO_TEST_CASE(options_returns_what_make_service_was_given)
 BOOST_AUTO_TEST_CASE(use_service_and_the_first_timer_give_the_defaults)
 {
   {
-    boost::asio::io_context io;
-    const auto& options = boost::asio::use_service<manual_service>(io).options();
+    asio::io_context io;
+    const auto& options = asio::use_service<manual_service>(io).options();
     BOOST_TEST(options.tick.count() == std::chrono::nanoseconds(1ms).count());
     BOOST_TEST(options.slots == 4096u);
     BOOST_TEST(options.max_completions_per_slice == 256u);
   }
   {
-    boost::asio::io_context io;
+    asio::io_context io;
     manual_timer first_timer(io);
-    BOOST_TEST(boost::asio::has_service<manual_service>(io),
+    BOOST_TEST(asio::has_service<manual_service>(io),
         "the first timer must create the service");
-    const auto& options = boost::asio::use_service<manual_service>(io).options();
+    const auto& options = asio::use_service<manual_service>(io).options();
     BOOST_TEST(options.tick.count() == std::chrono::nanoseconds(1ms).count());
     BOOST_TEST(options.slots == 4096u);
     BOOST_TEST(options.max_completions_per_slice == 256u);
@@ -119,11 +119,11 @@ BOOST_AUTO_TEST_CASE(use_service_and_the_first_timer_give_the_defaults)
 
 BOOST_AUTO_TEST_CASE(make_service_after_the_first_timer_fails_as_in_asio)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   manual_timer first_timer(io);
   BOOST_CHECK_THROW(install_service(io, make_options(2ms, 64)),
-      boost::asio::service_already_exists);
-  BOOST_TEST(boost::asio::use_service<manual_service>(io).options().slots == 4096u);
+      asio::service_already_exists);
+  BOOST_TEST(asio::use_service<manual_service>(io).options().slots == 4096u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

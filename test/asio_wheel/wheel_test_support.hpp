@@ -1,15 +1,13 @@
 // wheel_test_support.hpp: what the tests of test/asio_wheel/ share: the timer and service types
-// on the manual clock, a way to run an io_context until nothing more can happen at the current
+// on the manual clock, the concurrency hints a context can be made with (and how the service
+// must read each), a way to run an io_context until nothing more can happen at the current
 // manual time, and a record of how a wait completed.
 #pragma once
 
 #include "manual_clock.hpp"
 
-#include <asio_wheel.hpp>
+#include "../test_asio.hpp"  // asio::, error_code, concurrency_hint_* of the flavour
 
-#include <boost/asio/detail/concurrency_hint.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/system/error_code.hpp>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -17,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <string>
 
 namespace asio_wheel_test {
 
@@ -27,9 +26,57 @@ using manual_service = asio_wheel::wheel_timer_service<manual_clock, manual_wait
 
 // The ways a context can be run, for tests that take one as data: the default (handlers are
 // posted to the scheduler), one thread (io_context(1): the service may call handlers itself, a
-// slice at a time) and unlocked (BOOST_ASIO_CONCURRENCY_HINT_UNSAFE: no mutexes at all).
-inline const int concurrency_hints[] = {BOOST_ASIO_CONCURRENCY_HINT_DEFAULT, 1,
-    BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};
+// slice at a time) and unlocked (..._CONCURRENCY_HINT_UNSAFE: no mutexes at all).
+inline const int concurrency_hints[] = {concurrency_hint_default, 1, concurrency_hint_unsafe};
+
+// Every kind of concurrency hint an io_context accepts: the three above, a plain thread count
+// other than 1, and the special hints UNSAFE_IO (locked scheduler, unlocked reactor I/O) and
+// SAFE (everything locked).
+inline const int all_concurrency_hints[] = {concurrency_hint_default, 1, 2,
+    concurrency_hint_unsafe, concurrency_hint_unsafe_io, concurrency_hint_safe};
+
+inline std::string hint_name(int hint)
+{
+  if (hint == concurrency_hint_default)
+    return "default";
+  if (hint == concurrency_hint_unsafe)
+    return "UNSAFE";
+  if (hint == concurrency_hint_unsafe_io)
+    return "UNSAFE_IO";
+  if (hint == concurrency_hint_safe)
+    return "SAFE";
+  return std::to_string(hint);
+}
+
+// How the service must read a context made with `hint` (the contract of
+// asio_wheel::detail::threading_of): whether the context locks (other threads may call into
+// it), and whether at most one thread runs it, which lets the service call handlers itself in
+// slices. It is the choice Asio's own scheduler makes: "one thread" for hint 1 and for any
+// hint that leaves the scheduler or the reactor's I/O unlocked; SAFE is one thread only in
+// Asio 1.34 and 1.35, whose config service reports every special hint as concurrency_hint 1
+// (ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD, ../test_asio.hpp).
+struct threading_expectation
+{
+  bool locking;
+  bool one_thread;
+};
+
+inline threading_expectation expected_threading(int hint)
+{
+  if (hint == concurrency_hint_unsafe)
+    return {false, true};
+  if (hint == concurrency_hint_unsafe_io || hint == 1)
+    return {true, true};
+  if (hint == concurrency_hint_safe)
+  {
+#if defined(ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD)
+    return {true, true};
+#else
+    return {true, false};
+#endif
+  }
+  return {true, false};  // the default (-1) and any other thread count
+}
 
 inline asio_wheel::wheel_options make_options(std::chrono::nanoseconds tick, std::size_t slots,
     std::size_t max_completions_per_slice = 256)
@@ -42,10 +89,10 @@ inline asio_wheel::wheel_options make_options(std::chrono::nanoseconds tick, std
 }
 
 // Creates the wheel service of io with options; must come before io's first manual_timer.
-inline manual_service& install_service(boost::asio::io_context& io,
+inline manual_service& install_service(asio::io_context& io,
     const asio_wheel::wheel_options& options)
 {
-  return boost::asio::make_service<manual_service>(io, options);
+  return asio::make_service<manual_service>(io, options);
 }
 
 // n ticks (fractions allowed: "3.5 ticks" puts an expiry in the middle of a tick, so it lies
@@ -71,17 +118,21 @@ inline manual_clock::time_point align_clock_to(std::chrono::nanoseconds tick)
 // Linux Asio learns that a timer is due through a timerfd, which the kernel signals a few
 // microseconds after Asio re-arms it, so a poll right after an advance can miss a drive timer
 // that is due. run_one_for blocks in epoll until that signal arrives (manual_wait_traits makes
-// every wait zero, so it arrives at once while a timer is queued). Returns the number of
-// handlers run. Bounded, so a library that keeps posting work fails the test instead of hanging.
-inline std::size_t settle(boost::asio::io_context& io)
+// every wait zero, so it arrives at once while a timer is queued). The io_uring reactor has no
+// timerfd but does not look at the clock on every turn: look_at_timers_now() makes it look
+// first, and then polling until nothing runs is exact. Returns the number of handlers run.
+// Bounded, so a library that keeps posting work fails the test instead of hanging.
+inline std::size_t settle(asio::io_context& io)
 {
+  std::size_t handlers_run = look_at_timers_now(io);
   io.restart();
-  std::size_t handlers_run = 0;
   for (int round = 0; round < 100'000; ++round)
   {
     std::size_t n = io.poll();
+#if !defined(ASIO_WHEEL_TEST_IO_URING)
     if (n == 0)
       n = io.run_one_for(300us);
+#endif
     if (n == 0)
       return handlers_run;
     handlers_run += n;
@@ -91,7 +142,7 @@ inline std::size_t settle(boost::asio::io_context& io)
 }
 
 // Advances the manual clock by total in steps of step, settling io after each step.
-inline void advance_in_steps(boost::asio::io_context& io, manual_clock::duration total,
+inline void advance_in_steps(asio::io_context& io, manual_clock::duration total,
     manual_clock::duration step)
 {
   while (total > manual_clock::duration::zero())
@@ -107,19 +158,19 @@ inline void advance_in_steps(boost::asio::io_context& io, manual_clock::duration
 struct wait_record
 {
   int calls = 0;
-  boost::system::error_code ec;
+  error_code ec;
   manual_clock::time_point completed_at{};
 
   bool succeeded_once() const { return calls == 1 && !ec; }
   bool aborted_once() const
   {
-    return calls == 1 && ec == boost::asio::error::operation_aborted;
+    return calls == 1 && ec == asio::error::operation_aborted;
   }
 };
 
 inline auto record_into(wait_record& record)
 {
-  return [&record](const boost::system::error_code& ec) {
+  return [&record](const error_code& ec) {
     ++record.calls;
     record.ec = ec;
     record.completed_at = manual_clock::now();

@@ -6,9 +6,6 @@
 #define BOOST_TEST_MODULE asio_wheel service tests
 #include "wheel_test_support.hpp"
 
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,7 +21,7 @@ constexpr std::chrono::nanoseconds tick = 1ms;
 
 struct probe
 {
-  probe(boost::asio::io_context& io, manual_clock::time_point expiry)
+  probe(asio::io_context& io, manual_clock::time_point expiry)
     : timer(io, expiry), expiry(expiry)
   {
   }
@@ -38,7 +35,7 @@ struct probe
 // Starts a wait on p that checks, when it runs, that it did not complete early.
 void start_probe_wait(probe& p)
 {
-  p.timer.async_wait([&p](const boost::system::error_code& ec) {
+  p.timer.async_wait([&p](const error_code& ec) {
     ++p.record.calls;
     p.record.ec = ec;
     p.record.completed_at = manual_clock::now();
@@ -74,7 +71,7 @@ BOOST_AUTO_TEST_SUITE(reschedule)
 void check_later_reschedule_moves_waits(bool use_reschedule_at)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, make_options(tick, 8));
 
   manual_timer timer(io, t0 + ticks(4.5, tick));
@@ -125,7 +122,7 @@ BOOST_AUTO_TEST_CASE(reschedule_at_later_moves_waits_without_cancelling)
 BOOST_AUTO_TEST_CASE(reschedule_earlier_completes_at_the_new_expiry)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io;
+  asio::io_context io;
   install_service(io, make_options(tick, 8));
 
   // Plain earlier move: from 20.5 ticks to 3.5 ticks.
@@ -162,7 +159,7 @@ BOOST_DATA_TEST_CASE(reschedule_into_the_past_completes_soon_with_success,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
   advance_in_steps(io, ticks(10, tick), tick);
 
@@ -194,7 +191,7 @@ BOOST_DATA_TEST_CASE(reschedule_into_the_past_completes_soon_with_success,
 BOOST_AUTO_TEST_CASE(reschedule_without_pending_wait_returns_zero_and_sets_expiry)
 {
   align_clock_to(tick);
-  boost::asio::io_context io;
+  asio::io_context io;
   install_service(io, make_options(tick, 8));
 
   manual_timer timer(io);
@@ -218,7 +215,7 @@ BOOST_AUTO_TEST_CASE(reschedule_without_pending_wait_returns_zero_and_sets_expir
 BOOST_AUTO_TEST_CASE(repeated_reschedules_keep_the_wait_pending_until_the_last_expiry)
 {
   align_clock_to(tick);
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, make_options(tick, 8));
 
   // The idle-timeout pattern: a 5-tick timeout refreshed every half tick, 1000 times,
@@ -259,7 +256,7 @@ BOOST_AUTO_TEST_CASE(repeated_reschedules_keep_the_wait_pending_until_the_last_e
 BOOST_AUTO_TEST_CASE(later_reschedule_is_refiled_lazily_when_its_old_slot_comes_round)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, make_options(tick, 8));
 
   manual_timer timer(io, t0 + ticks(3.5, tick));  // filed for tick 4
@@ -291,7 +288,7 @@ BOOST_AUTO_TEST_SUITE(expiry_accuracy)
 
 // A seeded mix of expiries: random offsets over 25 revolutions of an 8-slot wheel, exact tick
 // multiples, the past, "now", plus far ones and time_point::max() that must not fire.
-std::vector<std::unique_ptr<probe>> make_probes(boost::asio::io_context& io,
+std::vector<std::unique_ptr<probe>> make_probes(asio::io_context& io,
     manual_clock::time_point start, std::mt19937_64& rng)
 {
   std::vector<std::unique_ptr<probe>> probes;
@@ -307,7 +304,7 @@ std::vector<std::unique_ptr<probe>> make_probes(boost::asio::io_context& io,
   return probes;
 }
 
-void run_probes(boost::asio::io_context& io, std::vector<std::unique_ptr<probe>>& probes,
+void run_probes(asio::io_context& io, std::vector<std::unique_ptr<probe>>& probes,
     manual_clock::time_point start, std::mt19937_64& rng, bool whole_tick_steps)
 {
   manual_timer never(io, manual_clock::time_point::max());
@@ -355,7 +352,7 @@ BOOST_DATA_TEST_CASE(whole_tick_steps_complete_within_one_tick_of_the_expiry,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   const auto start = align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   install_service(io, make_options(tick, 8));
   std::mt19937_64 rng(20261121);
   auto probes = make_probes(io, start, rng);
@@ -367,7 +364,7 @@ BOOST_AUTO_TEST_CASE(random_sub_tick_steps_never_early_and_never_a_tick_late)
   // Deliberately not aligned: the wheel's tick boundaries fall between the clock's steps.
   manual_clock::advance(manual_clock::duration(tick.count() / 3 + 17));
   const auto start = manual_clock::now();
-  boost::asio::io_context io;
+  asio::io_context io;
   install_service(io, make_options(tick, 8));
   std::mt19937_64 rng(4242);
   auto probes = make_probes(io, start, rng);
@@ -376,7 +373,7 @@ BOOST_AUTO_TEST_CASE(random_sub_tick_steps_never_early_and_never_a_tick_late)
 
 BOOST_AUTO_TEST_CASE(far_expiries_fire_neither_early_nor_late_across_clock_jumps)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   install_service(io, make_options(tick, 8));
   const auto start = manual_clock::now();
   constexpr auto hour = std::chrono::hours(1);
@@ -402,7 +399,7 @@ BOOST_AUTO_TEST_CASE(far_expiries_fire_neither_early_nor_late_across_clock_jumps
 
 BOOST_AUTO_TEST_CASE(expiry_at_time_point_min_completes_at_once)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, make_options(tick, 8));
   manual_timer timer(io, manual_clock::time_point::min());
   wait_record first, moved;
@@ -433,7 +430,7 @@ BOOST_AUTO_TEST_SUITE(rearm_after_cancel)
 BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, make_options(tick, 8));
   const auto at = [&](double n) { return t0 + ticks(n, tick); };
 
@@ -510,7 +507,7 @@ BOOST_DATA_TEST_CASE(rearm_on_every_message_aborts_each_previous_wait,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
   constexpr int timer_count = 50;
   constexpr int messages = 40;
@@ -557,14 +554,14 @@ BOOST_DATA_TEST_CASE(timer_destroyed_inside_its_own_handler,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
 
   // Two waits expire together; the first handler destroys the timer. The second has already
   // expired, so the destructor does not abort it: it still sees success.
   auto timer = std::make_unique<manual_timer>(io, ticks(2.5, tick));
   wait_record first, second;
-  timer->async_wait([&](const boost::system::error_code& ec) {
+  timer->async_wait([&](const error_code& ec) {
     record_into(first)(ec);
     timer.reset();
   });
@@ -578,7 +575,7 @@ BOOST_DATA_TEST_CASE(timer_destroyed_inside_its_own_handler,
   // Destroyed inside its handler after re-arming: the new wait is aborted by the destructor.
   timer = std::make_unique<manual_timer>(io, ticks(1.5, tick));
   wait_record rearmed_first, rearmed_second;
-  timer->async_wait([&](const boost::system::error_code& ec) {
+  timer->async_wait([&](const error_code& ec) {
     record_into(rearmed_first)(ec);
     timer->expires_after(ticks(3, tick));
     timer->async_wait(record_into(rearmed_second));
@@ -603,7 +600,7 @@ BOOST_DATA_TEST_CASE(timer_moved_inside_its_own_handler,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
 
   std::optional<manual_timer> self(std::in_place, io, ticks(1.5, tick));
@@ -612,7 +609,7 @@ BOOST_DATA_TEST_CASE(timer_moved_inside_its_own_handler,
   wait_record own, target_own, carried, carried_by_construction;
   manual_clock::time_point carried_expiry{};
   target.async_wait(record_into(target_own));
-  self->async_wait([&](const boost::system::error_code& ec) {
+  self->async_wait([&](const error_code& ec) {
     record_into(own)(ec);
     // Re-arm, then move the timer away: the new wait travels with the object, and the
     // target's own pending wait is aborted by the move assignment.
@@ -645,13 +642,13 @@ BOOST_DATA_TEST_CASE(timer_cancelled_inside_its_own_handler,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   install_service(io, make_options(tick, 8));
 
   manual_timer timer(io, ticks(1.5, tick));
   wait_record first, expired_with_first, rearmed;
   std::size_t cancelled_at_entry = 99, cancelled_after_rearm = 99;
-  timer.async_wait([&](const boost::system::error_code& ec) {
+  timer.async_wait([&](const error_code& ec) {
     record_into(first)(ec);
     // The other wait has expired too (handler not run yet): not cancellable, not counted.
     cancelled_at_entry = timer.cancel();
@@ -672,7 +669,7 @@ BOOST_DATA_TEST_CASE(timer_cancelled_inside_its_own_handler,
   wait_record a, b;
   std::size_t cancelled_one = 99;
   timer.expires_after(ticks(1.5, tick));
-  timer.async_wait([&](const boost::system::error_code& ec) {
+  timer.async_wait([&](const error_code& ec) {
     record_into(a)(ec);
     timer.expires_after(ticks(4, tick));
     timer.async_wait(record_into(b));
@@ -688,7 +685,7 @@ BOOST_DATA_TEST_CASE(timer_rearmed_inside_its_own_handler,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
 
   // A chain of 12 waits, each armed by the previous handler, alternately with expires_after
@@ -700,7 +697,7 @@ BOOST_DATA_TEST_CASE(timer_rearmed_inside_its_own_handler,
   std::size_t nonzero_returns = 0;
   expiries[0] = timer.expiry();
   std::function<void(int)> start = [&](int k) {
-    timer.async_wait([&, k](const boost::system::error_code& ec) {
+    timer.async_wait([&, k](const error_code& ec) {
       record_into(records[k])(ec);
       BOOST_TEST((manual_clock::now() >= expiries[k]), "link " << k << " completed early");
       if (k + 1 == chain_length)
@@ -733,17 +730,17 @@ BOOST_DATA_TEST_CASE(emitted_before_expiry_aborts_only_that_wait,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
 
-  const boost::asio::cancellation_type types[] = {boost::asio::cancellation_type::terminal,
-      boost::asio::cancellation_type::partial, boost::asio::cancellation_type::total};
+  const asio::cancellation_type types[] = {asio::cancellation_type::terminal,
+      asio::cancellation_type::partial, asio::cancellation_type::total};
   for (auto type : types)
   {
     manual_timer timer(io, ticks(3.5, tick));
-    boost::asio::cancellation_signal signal;
+    asio::cancellation_signal signal;
     wait_record cancelled, untouched;
-    timer.async_wait(boost::asio::bind_cancellation_slot(signal.slot(), record_into(cancelled)));
+    timer.async_wait(asio::bind_cancellation_slot(signal.slot(), record_into(cancelled)));
     timer.async_wait(record_into(untouched));
     advance_in_steps(io, ticks(1, tick), tick);
     signal.emit(type);
@@ -762,14 +759,14 @@ BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
 
   auto timer = std::make_unique<manual_timer>(io, ticks(1.5, tick));
-  boost::asio::cancellation_signal expired_signal, aborted_signal;
+  asio::cancellation_signal expired_signal, aborted_signal;
   wait_record expired;
   timer->async_wait(
-      boost::asio::bind_cancellation_slot(expired_signal.slot(), record_into(expired)));
+      asio::bind_cancellation_slot(expired_signal.slot(), record_into(expired)));
   advance_in_steps(io, ticks(2, tick), tick);
   BOOST_TEST(expired.succeeded_once());
   BOOST_TEST(!expired_signal.slot().has_handler(),
@@ -777,8 +774,8 @@ BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_
 
   // Emitting now must not touch the finished operation (ASan/valgrind would see a use
   // after free) nor change anything.
-  expired_signal.emit(boost::asio::cancellation_type::terminal);
-  expired_signal.emit(boost::asio::cancellation_type::all);
+  expired_signal.emit(asio::cancellation_type::terminal);
+  expired_signal.emit(asio::cancellation_type::all);
   settle(io);
   BOOST_TEST(expired.calls == 1);
   BOOST_TEST(service.stats().waits_cancelled == 0u);
@@ -787,7 +784,7 @@ BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_
   wait_record aborted;
   timer->expires_after(ticks(5, tick));
   timer->async_wait(
-      boost::asio::bind_cancellation_slot(aborted_signal.slot(), record_into(aborted)));
+      asio::bind_cancellation_slot(aborted_signal.slot(), record_into(aborted)));
   BOOST_TEST(timer->cancel() == 1u);
   settle(io);
   BOOST_TEST(aborted.aborted_once());
@@ -795,8 +792,8 @@ BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_
 
   // And after the timer itself is destroyed.
   timer.reset();
-  expired_signal.emit(boost::asio::cancellation_type::all);
-  aborted_signal.emit(boost::asio::cancellation_type::all);
+  expired_signal.emit(asio::cancellation_type::all);
+  aborted_signal.emit(asio::cancellation_type::all);
   settle(io);
   BOOST_TEST(expired.calls == 1);
   BOOST_TEST(aborted.calls == 1);

@@ -3,14 +3,11 @@
 // scripted scenario, no drive wakeups for an idle or far-only wheel, fairness slices during an
 // expiry storm, exceptions thrown by handlers, run() on four threads (and on one) with strands,
 // aborted handlers running in the order they were decided (and a cancellation signal for an
-// aborted wait doing nothing), the drive timer keeping run() alive exactly while a wait is
-// pending, and the handlers that did not run being destroyed with the context.
+// aborted wait doing nothing), both with each of the six kinds of concurrency hint, the drive
+// timer keeping run() alive exactly while a wait is pending, and the handlers that did not run
+// being destroyed with the context. What the service makes of each concurrency hint is tested
+// in concurrency_hints.cpp.
 #include "wheel_test_support.hpp"
-
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
 
 #include <atomic>
 #include <memory>
@@ -33,7 +30,7 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
   const auto at = [&](double n) { return t0 + ticks(n, tick); };
   const auto step_to = [&](double n) {
@@ -188,7 +185,7 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
 
 BOOST_AUTO_TEST_CASE(far_only_wheel_causes_no_drive_wakeups)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, asio_wheel::wheel_options{});  // 4096 slots of 1 ms
 
   // 1000 waits an hour ahead (spread over a second, so over many slots), while 10 minutes of
@@ -225,7 +222,7 @@ BOOST_AUTO_TEST_CASE(far_only_wheel_causes_no_drive_wakeups)
 
 BOOST_AUTO_TEST_CASE(idle_wheel_causes_no_wakeups_and_does_not_keep_run_busy)
 {
-  boost::asio::io_context io;
+  asio::io_context io;
   auto& service = install_service(io, make_options(tick, 8));
   manual_timer unused(io);  // a timer without a wait is not work
   advance_in_steps(io, std::chrono::seconds(10), 100ms);
@@ -245,7 +242,7 @@ BOOST_DATA_TEST_CASE(expiry_storm_yields_to_other_handlers_between_slices,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   constexpr std::size_t slice = 8;
   constexpr int waits = 100;
   auto& service = install_service(io, make_options(tick, 8, slice));
@@ -260,11 +257,11 @@ BOOST_DATA_TEST_CASE(expiry_storm_yields_to_other_handlers_between_slices,
   for (int i = 0; i < waits; ++i)
   {
     timers.push_back(std::make_unique<manual_timer>(io, t0 + ticks(1.5, tick)));
-    timers.back()->async_wait([&, i](const boost::system::error_code& ec) {
+    timers.back()->async_wait([&, i](const error_code& ec) {
       BOOST_TEST(!ec);
       ++calls[i];
       if (++handlers_run == 1)
-        boost::asio::post(io, [&] {
+        asio::post(io, [&] {
           handlers_run_before_posted = handlers_run;
           const auto st = service.stats();
           left_when_posted_ran = st.pending_waits + st.queued_completions;
@@ -306,7 +303,7 @@ BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   const auto t0 = align_clock_to(tick);
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8, 8));
 
   // 100 waits expire in one tick and complete in slices of 8; two handlers throw, one in the
@@ -317,7 +314,7 @@ BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled
   for (int i = 0; i < waits; ++i)
   {
     timers.push_back(std::make_unique<manual_timer>(io, t0 + ticks(1.5, tick)));
-    timers.back()->async_wait([&, i](const boost::system::error_code& ec) {
+    timers.back()->async_wait([&, i](const error_code& ec) {
       BOOST_TEST(!ec);
       ++calls[i];
       if (i == 3 || i == 50)
@@ -350,13 +347,13 @@ BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled
 }
 
 // One timer of the stress test, used only on its own strand.
-using strand_type = boost::asio::strand<boost::asio::io_context::executor_type>;
+using strand_type = asio::strand<asio::io_context::executor_type>;
 using strand_timer = asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits, strand_type>;
 
 struct stress_timer
 {
-  stress_timer(boost::asio::io_context& io, unsigned seed)
-    : strand(boost::asio::make_strand(io)), timer(strand), rng(seed)
+  stress_timer(asio::io_context& io, unsigned seed)
+    : strand(asio::make_strand(io)), timer(strand), rng(seed)
   {
   }
 
@@ -390,7 +387,7 @@ void arm_stress_round(stress_state& state, stress_timer& t)
   t.timer.expires_after(ticks(1 + t.rng() % 12, tick));
   start_stress_wait(state, t, true);
   // A disturbance of this round, run later on the same strand.
-  boost::asio::post(t.strand, [&state, &t] {
+  asio::post(t.strand, [&state, &t] {
     if (!t.strand.running_in_this_thread())
       ++state.not_on_strand;
     switch (t.rng() % 6)
@@ -413,7 +410,7 @@ void start_stress_wait(stress_state& state, stress_timer& t, bool continues_chai
     ++state.ids_exhausted;
     return;
   }
-  t.timer.async_wait([&state, &t, id, continues_chain](const boost::system::error_code& ec) {
+  t.timer.async_wait([&state, &t, id, continues_chain](const error_code& ec) {
     if (!t.strand.running_in_this_thread())
       ++state.not_on_strand;
     if (t.handlers_inside.fetch_add(1) != 0)
@@ -421,7 +418,7 @@ void start_stress_wait(stress_state& state, stress_timer& t, bool continues_chai
     ++state.completions[id];
     if (!ec)
       ++state.successes;
-    else if (ec == boost::asio::error::operation_aborted)
+    else if (ec == asio::error::operation_aborted)
       ++state.aborts;
     else
       ++state.unexpected_errors;
@@ -445,7 +442,7 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
 {
   constexpr int timer_count = 4000;
   constexpr int rounds = 10;
-  boost::asio::io_context io(thread_count);
+  asio::io_context io(thread_count);
   auto& service = install_service(io, make_options(tick, 256));
   stress_state state(static_cast<std::size_t>(timer_count) * rounds * 2);
 
@@ -457,7 +454,7 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
   }
   // Posted before the threads start, so run() has work from the beginning.
   for (auto& t : timers)
-    boost::asio::post(t->strand, [&state, &t = *t] { arm_stress_round(state, t); });
+    asio::post(t->strand, [&state, &t = *t] { arm_stress_round(state, t); });
 
   std::atomic<int> runs_returned{0};
   std::vector<std::thread> threads;
@@ -526,17 +523,18 @@ BOOST_AUTO_TEST_SUITE(abort_order)
 // Asio posts them. With one thread the service defers the aborts of lone waits (the usual
 // re-arm) and marks them in batches: this mixes them with the decisions it does not defer
 // (two waits on one timer, a wait already due), and defers more aborts than one batch holds.
+// Both tests of this suite run with every kind of concurrency hint (all_concurrency_hints).
 BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
-    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+    boost::unit_test::data::make(all_concurrency_hints), concurrency_hint)
 {
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
   constexpr int timer_count = 700;
   std::vector<std::unique_ptr<manual_timer>> timers;
   std::vector<int> ran;  // labels, in the order the handlers ran
-  std::vector<boost::system::error_code> results(2 * timer_count + 2);
+  std::vector<error_code> results(2 * timer_count + 2);
   const auto labelled = [&](int label) {
-    return [&ran, &results, label](const boost::system::error_code& ec) {
+    return [&ran, &results, label](const error_code& ec) {
       ran.push_back(label);
       results[static_cast<std::size_t>(label)] = ec;
     };
@@ -585,9 +583,12 @@ BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
     if (waits == 2)
       expected.push_back(timer_count + i);
   }
-  if (concurrency_hint != BOOST_ASIO_CONCURRENCY_HINT_DEFAULT)
+  // Where one thread runs the context, the service queues the decided waits itself, and the
+  // stats count them; otherwise it posts each to the scheduler at once.
+  if (expected_threading(concurrency_hint).one_thread)
     BOOST_TEST(service.stats().queued_completions == expected.size(),
-        "queued_completions counts every decided wait whose handler has not run");
+        "queued_completions counts every decided wait whose handler has not run (hint "
+        << hint_name(concurrency_hint) << ")");
 
   settle(io);
   BOOST_TEST(ran == expected, "handlers ran out of order, or not exactly once");
@@ -595,7 +596,7 @@ BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
   {
     const auto& ec = results[static_cast<std::size_t>(label)];
     const bool due = label >= 2 * timer_count;
-    BOOST_TEST((ec == boost::asio::error::operation_aborted) == !due,
+    BOOST_TEST((ec == asio::error::operation_aborted) == !due,
         "wait " << label << " completed with: " << ec.message());
   }
   for (const wait_record& record : rearmed)
@@ -609,19 +610,19 @@ BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
 // does nothing, even after its timer was re-armed with a new wait: the handler runs once, with
 // operation_aborted, and the new wait stays pending.
 BOOST_DATA_TEST_CASE(slot_cancellation_after_an_abort_leaves_the_rearmed_timer_alone,
-    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+    boost::unit_test::data::make(all_concurrency_hints), concurrency_hint)
 {
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 8));
   manual_timer timer(io, ticks(10, tick));
-  boost::asio::cancellation_signal signal;
+  asio::cancellation_signal signal;
   wait_record aborted, rearmed;
-  timer.async_wait(boost::asio::bind_cancellation_slot(signal.slot(), record_into(aborted)));
+  timer.async_wait(asio::bind_cancellation_slot(signal.slot(), record_into(aborted)));
   settle(io);
 
   BOOST_TEST(timer.expires_after(ticks(10, tick)) == 1u);
   timer.async_wait(record_into(rearmed));
-  signal.emit(boost::asio::cancellation_type::terminal);
+  signal.emit(asio::cancellation_type::terminal);
   settle(io);
   BOOST_TEST(aborted.aborted_once(), "the aborted wait's handler ran " << aborted.calls << " times");
   BOOST_TEST(rearmed.calls == 0, "the signal for the old wait completed the new one");
@@ -644,13 +645,13 @@ BOOST_DATA_TEST_CASE(destroying_the_context_destroys_pending_handlers_without_in
   auto token = std::make_shared<int>(0);
   int invoked = 0;
   {
-    boost::asio::io_context io(concurrency_hint);
+    asio::io_context io(concurrency_hint);
     install_service(io, make_options(tick, 8));
     auto in_wheel = std::make_shared<manual_timer>(io, ticks(10, tick));
     auto already_due = std::make_shared<manual_timer>(io, manual_clock::duration::zero());
     auto aborted = std::make_shared<manual_timer>(io, ticks(10, tick));
     for (auto* timer : {&in_wheel, &already_due, &aborted})
-      (*timer)->async_wait([owner = *timer, token, &invoked](const boost::system::error_code&) {
+      (*timer)->async_wait([owner = *timer, token, &invoked](const error_code&) {
         ++invoked;
       });
     BOOST_TEST(aborted->cancel() == 1u);
@@ -666,7 +667,7 @@ BOOST_DATA_TEST_CASE(destroying_the_context_destroys_pending_handlers_without_in
 BOOST_DATA_TEST_CASE(pending_wait_keeps_run_from_returning_until_the_last_is_cancelled,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
-  boost::asio::io_context io(concurrency_hint);
+  asio::io_context io(concurrency_hint);
   install_service(io, make_options(tick, 8));
   manual_timer first(io, ticks(5, tick)), second(io, ticks(7, tick));
   wait_record first_record, second_record;

@@ -1,29 +1,30 @@
 // Shared scaffolding of the conformance suite: the list of timer types every
 // test is instantiated for, and small helpers (bounded runs, completion
-// recorders, a counting allocator) used by members.cpp, tokens.cpp and
-// semantics.cpp.
+// recorders, a counting allocator, the member-presence checks of the deprecated
+// members) used by members.cpp, tokens.cpp, semantics.cpp and no_deprecated.cpp.
 //
-// The suite pins down what boost::asio::steady_timer does (SPEC sections 2-4)
-// and runs the same test bodies against asio_wheel::wheel_timer (default
-// options, and once more with options that stress the wheel's edge cases): a
-// test that passes on steady_timer is right, and passing it on wheel_timer
-// proves the drop-in claim.
+// The suite pins down what the steady_timer of the Asio being compiled against
+// does (SPEC sections 2-4; asio::steady_timer, or asio::steady_timer with
+// ASIO_WHEEL_STANDALONE, see ../test_asio.hpp) and runs the same test bodies
+// against asio_wheel::wheel_timer (default options, and once more with options
+// that stress the wheel's edge cases): a test that passes on steady_timer is
+// right for that Asio, and passing it on wheel_timer proves the drop-in claim.
 #ifndef ASIO_WHEEL_TEST_CONFORMANCE_HPP
 #define ASIO_WHEEL_TEST_CONFORMANCE_HPP
 
-#include <boost/asio.hpp>
+#include "../test_asio.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 // The one-line switch: 1 runs every test on asio_wheel::wheel_timer too, 0
 // runs only the steady_timer reference (used while the library did not exist).
+#if !defined(CONFORMANCE_WITH_WHEEL_TIMER)
 #define CONFORMANCE_WITH_WHEEL_TIMER 1
-
-#if CONFORMANCE_WITH_WHEEL_TIMER
-#include <asio_wheel.hpp>
 #endif
 
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -34,13 +35,14 @@
 namespace conformance {
 
 using namespace std::chrono_literals;
+using namespace asio_wheel_test;  // asio::, error_code, system_error, token::
 
 // How a timer type's io_context is set up, and the wait traits it must report.
 // The default: nothing to configure, Asio's steady_clock traits.
 template <class Timer>
 struct timer_profile {
-  using expected_traits = boost::asio::wait_traits<std::chrono::steady_clock>;
-  static void configure(boost::asio::io_context&) {}
+  using expected_traits = asio::wait_traits<std::chrono::steady_clock>;
+  static void configure(asio::io_context&) {}
 };
 
 #if CONFORMANCE_WITH_WHEEL_TIMER
@@ -49,33 +51,33 @@ struct timer_profile {
 // boundaries), 8 slots (one revolution is 16 ms, so any longer wait goes round
 // several times) and one completion per slice (every batch of expiries is split
 // across slices). Distinct wait traits give it a service of its own.
-struct stressed_wheel_traits : boost::asio::wait_traits<std::chrono::steady_clock> {};
+struct stressed_wheel_traits : asio::wait_traits<std::chrono::steady_clock> {};
 using stressed_wheel_timer = asio_wheel::basic_wheel_timer<std::chrono::steady_clock, stressed_wheel_traits>;
 
 template <>
 struct timer_profile<stressed_wheel_timer> {
   using expected_traits = stressed_wheel_traits;
-  static void configure(boost::asio::io_context& io) {
+  static void configure(asio::io_context& io) {
     asio_wheel::wheel_options options;
     options.tick = std::chrono::milliseconds(2);
     options.slots = 8;
     options.max_completions_per_slice = 1;
-    boost::asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock, stressed_wheel_traits>>(
+    asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock, stressed_wheel_traits>>(
         io, options);
   }
 };
 
-using timer_types = std::tuple<boost::asio::steady_timer, asio_wheel::wheel_timer, stressed_wheel_timer>;
+using timer_types = std::tuple<asio::steady_timer, asio_wheel::wheel_timer, stressed_wheel_timer>;
 #else
-using timer_types = std::tuple<boost::asio::steady_timer>;
+using timer_types = std::tuple<asio::steady_timer>;
 #endif
 
 // The io_context every test uses: configured for Timer before any timer exists.
 template <class Timer>
-class test_context : public boost::asio::io_context {
+class test_context : public asio::io_context {
  public:
   test_context() { timer_profile<Timer>::configure(*this); }
-  explicit test_context(int concurrency_hint) : boost::asio::io_context(concurrency_hint) {
+  explicit test_context(int concurrency_hint) : asio::io_context(concurrency_hint) {
     timer_profile<Timer>::configure(*this);
   }
 };
@@ -87,7 +89,7 @@ inline constexpr std::chrono::seconds run_limit{5};
 
 // Runs io until it runs out of work (at most run_limit) and reports whether
 // it did. A false result means some operation never completed.
-inline bool run_until_out_of_work(boost::asio::io_context& io) {
+inline bool run_until_out_of_work(asio::io_context& io) {
   io.restart();
   io.run_for(run_limit);
   // run_for() stops the io_context only when no work is left; a timeout
@@ -104,7 +106,7 @@ inline bool run_until_out_of_work(boost::asio::io_context& io) {
 // Clock::now() had reached the timer's expiry at that moment.
 struct completion_record {
   int invocations = 0;
-  boost::system::error_code ec;
+  error_code ec;
   bool ran_at_or_after_expiry = false;
 };
 
@@ -112,7 +114,7 @@ struct completion_record {
 // against the expiry the timer had when the wait was started.
 template <class Timer>
 auto recorder(completion_record& record, typename Timer::time_point expiry) {
-  return [&record, expiry](boost::system::error_code ec) {
+  return [&record, expiry](error_code ec) {
     ++record.invocations;
     record.ec = ec;
     record.ran_at_or_after_expiry = Timer::clock_type::now() >= expiry;
@@ -124,12 +126,12 @@ auto recorder(completion_record& record, const Timer& timer) {
   return recorder<Timer>(record, timer.expiry());
 }
 
-inline std::string describe(const boost::system::error_code& ec) {
+inline std::string describe(const error_code& ec) {
   return ec ? ec.message() + " (" + std::to_string(ec.value()) + ")" : "success";
 }
 
-inline bool is_aborted(const boost::system::error_code& ec) {
-  return ec == boost::asio::error::operation_aborted;
+inline bool is_aborted(const error_code& ec) {
+  return ec == asio::error::operation_aborted;
 }
 
 template <class TimePoint>
@@ -180,6 +182,89 @@ struct counting_allocator {
     return counts != other.counts;
   }
 };
+
+// ---------------------------------------------------------------- deprecated members
+
+// Which of basic_waitable_timer's deprecated members Timer has (SPEC 2: they exist
+// on wheel_timer exactly where the steady_timer of the Asio being compiled has
+// them: before Asio 1.34 / Boost 1.87, and unless (BOOST_)ASIO_NO_DEPRECATED).
+template <class Timer>
+struct deprecated_members {
+  using duration = typename Timer::duration;
+  using time_point = typename Timer::time_point;
+
+  static constexpr bool expires_from_now_getter = requires(const Timer& t) { t.expires_from_now(); };
+  static constexpr bool expires_from_now_setter = requires(Timer& t, const duration& d) { t.expires_from_now(d); };
+  static constexpr bool expires_from_now_setter_ec =
+      requires(Timer& t, const duration& d, error_code& ec) { t.expires_from_now(d, ec); };
+  static constexpr bool expires_at_getter = requires(const Timer& t) { t.expires_at(); };
+  static constexpr bool expires_at_setter_ec =
+      requires(Timer& t, const time_point& tp, error_code& ec) { t.expires_at(tp, ec); };
+  static constexpr bool cancel_ec = requires(Timer& t, error_code& ec) { t.cancel(ec); };
+  static constexpr bool cancel_one_ec = requires(Timer& t, error_code& ec) { t.cancel_one(ec); };
+
+  static constexpr bool any = expires_from_now_getter || expires_from_now_setter || expires_from_now_setter_ec ||
+                              expires_at_getter || expires_at_setter_ec || cancel_ec || cancel_one_ec;
+
+  // Where a member exists, it returns what basic_waitable_timer's returns.
+  static constexpr bool return_types_as_in_asio =
+      (!expires_from_now_getter ||
+       requires(const Timer& t) { { t.expires_from_now() } -> std::same_as<duration>; }) &&
+      (!expires_from_now_setter ||
+       requires(Timer& t, const duration& d) { { t.expires_from_now(d) } -> std::same_as<std::size_t>; }) &&
+      (!expires_from_now_setter_ec ||
+       requires(Timer& t, const duration& d, error_code& ec) {
+         { t.expires_from_now(d, ec) } -> std::same_as<std::size_t>;
+       }) &&
+      (!expires_at_getter || requires(const Timer& t) { { t.expires_at() } -> std::same_as<time_point>; }) &&
+      (!expires_at_setter_ec ||
+       requires(Timer& t, const time_point& tp, error_code& ec) {
+         { t.expires_at(tp, ec) } -> std::same_as<std::size_t>;
+       }) &&
+      (!cancel_ec || requires(Timer& t, error_code& ec) { { t.cancel(ec) } -> std::same_as<std::size_t>; }) &&
+      (!cancel_one_ec || requires(Timer& t, error_code& ec) { { t.cancel_one(ec) } -> std::same_as<std::size_t>; });
+};
+
+#if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
+inline constexpr bool asio_has_deprecated_timer_members = true;
+#else
+inline constexpr bool asio_has_deprecated_timer_members = false;
+#endif
+
+// Compile-time: Timer has each deprecated member exactly where this Asio's
+// steady_timer has it, and the library's ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS
+// says the same as this Asio's steady_timer.
+template <class Timer>
+constexpr void check_deprecated_members_match_steady_timer() {
+  using timer = deprecated_members<Timer>;
+  using reference = deprecated_members<asio::steady_timer>;
+  static_assert(timer::expires_from_now_getter == reference::expires_from_now_getter,
+                "expires_from_now(): present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::expires_from_now_setter == reference::expires_from_now_setter,
+                "expires_from_now(d): present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::expires_from_now_setter_ec == reference::expires_from_now_setter_ec,
+                "expires_from_now(d, ec): present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::expires_at_getter == reference::expires_at_getter,
+                "expires_at() getter: present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::expires_at_setter_ec == reference::expires_at_setter_ec,
+                "expires_at(tp, ec): present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::cancel_ec == reference::cancel_ec,
+                "cancel(ec): present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::cancel_one_ec == reference::cancel_one_ec,
+                "cancel_one(ec): present on only one of Timer and this Asio's steady_timer");
+  static_assert(timer::return_types_as_in_asio, "a deprecated member returns another type than in Asio");
+
+  // The reference has all seven or none, as the library's gate says.
+  static_assert(reference::expires_from_now_getter == asio_has_deprecated_timer_members &&
+                    reference::expires_from_now_setter == asio_has_deprecated_timer_members &&
+                    reference::expires_from_now_setter_ec == asio_has_deprecated_timer_members &&
+                    reference::expires_at_getter == asio_has_deprecated_timer_members &&
+                    reference::expires_at_setter_ec == asio_has_deprecated_timer_members &&
+                    reference::cancel_ec == asio_has_deprecated_timer_members &&
+                    reference::cancel_one_ec == asio_has_deprecated_timer_members,
+                "ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS (detail/config.hpp) disagrees with this Asio's "
+                "steady_timer");
+}
 
 }  // namespace conformance
 

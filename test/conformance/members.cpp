@@ -1,7 +1,10 @@
 // Conformance of the members of basic_waitable_timer (SPEC section 2): member
 // types, constructors, moves, destructor, expires_at / expires_after, cancel /
 // cancel_one, blocking wait and the basic async_wait guarantees (exactly once,
-// never inside async_wait, never early, FIFO, condition-variable idiom).
+// never inside async_wait, never early, FIFO, condition-variable idiom), and
+// the deprecated members (expires_from_now, the expires_at() getter, the
+// error_code& overloads): present exactly where this Asio's steady_timer has
+// them (checked at compile time), and where present, tested like the others.
 // Every test is a template run for each type in conformance::timer_types.
 #define BOOST_TEST_MODULE asio_wheel conformance
 #include "conformance.hpp"
@@ -9,7 +12,6 @@
 #include <type_traits>
 #include <utility>
 
-namespace asio = boost::asio;
 using namespace conformance;
 
 BOOST_AUTO_TEST_SUITE(members)
@@ -28,7 +30,12 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(member_types_match_basic_waitable_timer, Timer, ti
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(member_signatures_match_basic_waitable_timer, Timer, timer_types) {
   Timer* timer = nullptr;  // unevaluated operands only
-  static_assert(std::is_same_v<decltype(timer->get_executor()), const typename Timer::executor_type&>);
+  asio::steady_timer* reference = nullptr;
+  // As this Asio's steady_timer: executor_type by value before Asio 1.24
+  // (standalone 1.22), const executor_type& from 1.24 on.
+  static_assert(std::is_same_v<typename Timer::executor_type, asio::steady_timer::executor_type>);
+  static_assert(std::is_same_v<decltype(timer->get_executor()), decltype(reference->get_executor())>,
+                "get_executor() returns another type than this Asio's steady_timer");
   static_assert(noexcept(timer->get_executor()));
   static_assert(std::is_same_v<decltype(std::as_const(*timer).expiry()), typename Timer::time_point>);
   static_assert(std::is_same_v<decltype(timer->cancel()), std::size_t>);
@@ -40,6 +47,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(member_signatures_match_basic_waitable_timer, Time
   static_assert(!std::is_convertible_v<asio::io_context&, Timer>);
   static_assert(!std::is_convertible_v<const asio::any_io_executor&, Timer>);
   BOOST_TEST_MESSAGE("member signatures are the ones of steady_timer");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(deprecated_members_exist_exactly_where_steady_timer_has_them, Timer, timer_types) {
+  check_deprecated_members_match_steady_timer<Timer>();  // static_asserts
+  BOOST_TEST(deprecated_members<Timer>::any == asio_has_deprecated_timer_members);
+  BOOST_TEST_MESSAGE("deprecated members "
+                     << (deprecated_members<Timer>::any ? "present" : "absent") << ", as on the steady_timer of "
+                     << asio_description());
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(rebind_executor_yields_timer_with_that_executor, Timer, timer_types) {
@@ -304,7 +319,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_one_aborts_oldest_wait, Timer, timer_types)
   BOOST_TEST(timer.cancel_one() == 0u, "cancel_one() without waits");
   std::vector<int> aborted_order;
   for (int i = 0; i < 3; ++i)
-    timer.async_wait([&aborted_order, i](boost::system::error_code ec) {
+    timer.async_wait([&aborted_order, i](error_code ec) {
       BOOST_TEST(is_aborted(ec), "wait " << i << ": " << describe(ec));
       aborted_order.push_back(i);
     });
@@ -336,7 +351,7 @@ void check_expired_wait_is_not_counted(late_call call, const char* call_name) {
   const auto original_expiry = timer.expiry();
   std::size_t counted_inside_first_handler = 99;
   completion_record first, second;
-  timer.async_wait([&](boost::system::error_code ec) {
+  timer.async_wait([&](error_code ec) {
     recorder<Timer>(first, original_expiry)(ec);
     switch (call) {
       case late_call::cancel: counted_inside_first_handler = timer.cancel(); break;
@@ -375,6 +390,116 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(expires_at_does_not_count_expired_wait, Timer, tim
   check_expired_wait_is_not_counted<Timer>(late_call::expires_at, "expires_at()");
 }
 
+// ---------------------------------------------------------------- deprecated members
+
+#if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
+BOOST_AUTO_TEST_CASE_TEMPLATE(deprecated_getters_report_the_expiry, Timer, timer_types) {
+  test_context<Timer> io;
+  Timer timer(io, 1h);
+  const auto expiry = timer.expiry();
+  BOOST_TEST((timer.expires_at() == expiry), "expires_at() differs from expiry()");
+  const auto before = Timer::clock_type::now();
+  const typename Timer::duration remaining = timer.expires_from_now();
+  const auto after = Timer::clock_type::now();
+  BOOST_TEST((remaining <= expiry - before && remaining >= expiry - after),
+             "expires_from_now() should be expiry() - now, got "
+                 << std::chrono::duration_cast<std::chrono::nanoseconds>(remaining).count() << " ns for "
+                 << std::chrono::duration_cast<std::chrono::nanoseconds>(expiry - before).count()
+                 << " ns remaining");
+  Timer past(io, Timer::clock_type::now() - 1s);
+  BOOST_TEST((past.expires_from_now() <= -1s), "an expiry in the past gives a negative expires_from_now()");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(deprecated_expires_from_now_aborts_pending_waits_and_does_not_rearm, Timer,
+                              timer_types) {
+  test_context<Timer> io;
+  Timer timer(io, 1h);
+  completion_record records[3];
+  for (auto& r : records) timer.async_wait(recorder(r, timer));
+
+  auto before = Timer::clock_type::now();
+  BOOST_TEST(timer.expires_from_now(1ms) == 3u, "expires_from_now(d) should report the 3 aborted waits");
+  BOOST_TEST((timer.expiry() >= before + 1ms && timer.expiry() <= Timer::clock_type::now() + 1ms),
+             "expires_from_now(d) did not set expiry to now + d");
+  BOOST_TEST(records[0].invocations == 0, "handler ran inside expires_from_now(d)");
+
+  completion_record second;
+  timer.async_wait(recorder(second, timer));
+  error_code ec = asio::error::would_block;
+  before = Timer::clock_type::now();
+  BOOST_TEST(timer.expires_from_now(2ms, ec) == 1u, "expires_from_now(d, ec) should report the aborted wait");
+  BOOST_TEST(!ec, "expires_from_now(d, ec) should clear ec, got " << describe(ec));
+  BOOST_TEST((timer.expiry() >= before + 2ms && timer.expiry() <= Timer::clock_type::now() + 2ms),
+             "expires_from_now(d, ec) did not set expiry to now + d");
+  BOOST_TEST(timer.expires_from_now(2ms) == 0u, "no wait was left to abort");
+
+  completion_record last;
+  timer.async_wait(recorder(last, timer));
+  CONFORMANCE_RUN_TO_COMPLETION(io);
+  for (auto& r : records) {
+    BOOST_TEST(r.invocations == 1, "aborted wait ran " << r.invocations << " times");
+    BOOST_TEST(is_aborted(r.ec), "got " << describe(r.ec));
+  }
+  BOOST_TEST(second.invocations == 1);
+  BOOST_TEST(is_aborted(second.ec), "got " << describe(second.ec));
+  BOOST_TEST(last.invocations == 1);
+  BOOST_TEST(!last.ec, "wait after expires_from_now: " << describe(last.ec));
+  BOOST_TEST(last.ran_at_or_after_expiry, "wait after expires_from_now completed before its expiry");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(deprecated_expires_at_with_error_code_aborts_pending_waits, Timer, timer_types) {
+  test_context<Timer> io;
+  Timer timer(io, Timer::time_point::max());
+  completion_record records[2];
+  for (auto& r : records) timer.async_wait(recorder(r, timer));
+
+  const auto new_expiry = Timer::clock_type::now() + 1ms;
+  error_code ec = asio::error::would_block;
+  BOOST_TEST(timer.expires_at(new_expiry, ec) == 2u, "expires_at(tp, ec) should report the 2 aborted waits");
+  BOOST_TEST(!ec, "expires_at(tp, ec) should clear ec, got " << describe(ec));
+  BOOST_TEST((timer.expiry() == new_expiry), "expires_at(tp, ec) did not set the expiry");
+  ec = asio::error::would_block;
+  BOOST_TEST(timer.expires_at(new_expiry, ec) == 0u, "no wait was left to abort");
+  BOOST_TEST(!ec, "got " << describe(ec));
+  CONFORMANCE_RUN_TO_COMPLETION(io);
+  for (auto& r : records) {
+    BOOST_TEST(r.invocations == 1, "aborted wait ran " << r.invocations << " times");
+    BOOST_TEST(is_aborted(r.ec), "got " << describe(r.ec));
+  }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(deprecated_cancel_with_error_code_aborts_oldest_or_all, Timer, timer_types) {
+  test_context<Timer> io;
+  Timer timer(io, 1h);
+  std::vector<int> aborted_order;
+  for (int i = 0; i < 3; ++i)
+    timer.async_wait([&aborted_order, i](error_code ec) {
+      BOOST_TEST(is_aborted(ec), "wait " << i << ": " << describe(ec));
+      aborted_order.push_back(i);
+    });
+
+  error_code ec = asio::error::would_block;
+  BOOST_TEST(timer.cancel_one(ec) == 1u);
+  BOOST_TEST(!ec, "cancel_one(ec) should clear ec, got " << describe(ec));
+  BOOST_TEST(aborted_order.empty(), "handler ran inside cancel_one(ec)");
+  io.poll();
+  BOOST_TEST(aborted_order == std::vector<int>({0}), "cancel_one(ec) must abort the oldest wait");
+
+  ec = asio::error::would_block;
+  BOOST_TEST(timer.cancel(ec) == 2u, "cancel(ec) should report the 2 waits left");
+  BOOST_TEST(!ec, "cancel(ec) should clear ec, got " << describe(ec));
+  BOOST_TEST(aborted_order.size() == 1u, "handler ran inside cancel(ec)");
+  ec = asio::error::would_block;
+  BOOST_TEST(timer.cancel(ec) == 0u, "second cancel(ec) found waits again");
+  BOOST_TEST(!ec, "got " << describe(ec));
+  ec = asio::error::would_block;
+  BOOST_TEST(timer.cancel_one(ec) == 0u, "cancel_one(ec) without waits");
+  BOOST_TEST(!ec, "got " << describe(ec));
+  CONFORMANCE_RUN_TO_COMPLETION(io);
+  BOOST_TEST(aborted_order == std::vector<int>({0, 1, 2}));
+}
+#endif  // ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS
+
 // ---------------------------------------------------------------- blocking wait
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(blocking_wait_returns_at_or_after_expiry, Timer, timer_types) {
@@ -384,7 +509,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(blocking_wait_returns_at_or_after_expiry, Timer, t
   BOOST_TEST((Timer::clock_type::now() >= timer.expiry()), "wait() returned before the expiry");
 
   timer.expires_after(2ms);
-  boost::system::error_code ec = asio::error::would_block;
+  error_code ec = asio::error::would_block;
   timer.wait(ec);
   BOOST_TEST(!ec, "wait(ec) should report success, got " << describe(ec));
   BOOST_TEST((Timer::clock_type::now() >= timer.expiry()), "wait(ec) returned before the expiry");
@@ -394,7 +519,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(blocking_wait_on_expired_timer_returns_at_once, Ti
   test_context<Timer> io;
   Timer timer(io, Timer::clock_type::now() - 1s);
   const auto start = std::chrono::steady_clock::now();
-  boost::system::error_code ec = asio::error::would_block;
+  error_code ec = asio::error::would_block;
   timer.wait(ec);
   timer.wait();
   const auto took = std::chrono::steady_clock::now() - start;
@@ -484,11 +609,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(waits_on_one_timer_complete_in_fifo_order, Timer, 
   Timer expired(io, Timer::clock_type::now() - 1ms);
   std::vector<int> expired_order;
   for (int i = 0; i < 8; ++i) {
-    soon.async_wait([&order, i](boost::system::error_code ec) {
+    soon.async_wait([&order, i](error_code ec) {
       BOOST_TEST(!ec, "wait " << i << ": " << describe(ec));
       order.push_back(i);
     });
-    expired.async_wait([&expired_order, i](boost::system::error_code) { expired_order.push_back(i); });
+    expired.async_wait([&expired_order, i](error_code) { expired_order.push_back(i); });
   }
   CONFORMANCE_RUN_TO_COMPLETION(io);
   BOOST_TEST(order == std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7}), "waits at expiry ran out of order");
@@ -503,7 +628,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(condition_variable_idiom_cancel_one_wakes_exactly_
   condition.expires_at(Timer::time_point::max());
   std::vector<int> woken;
   for (int i = 0; i < 3; ++i)
-    condition.async_wait([&woken, i](boost::system::error_code ec) {
+    condition.async_wait([&woken, i](error_code ec) {
       BOOST_TEST(is_aborted(ec), "waiter " << i << " woke with " << describe(ec));
       woken.push_back(i);
     });

@@ -12,7 +12,6 @@
 #include <stdexcept>
 #include <thread>
 
-namespace asio = boost::asio;
 using namespace conformance;
 
 BOOST_AUTO_TEST_SUITE(semantics)
@@ -25,7 +24,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(handler_runs_through_associated_strand_executor, T
   Timer expiring(io, 1ms);
   Timer cancelled(io, Timer::time_point::max());
   int in_strand = 0, outside_strand = 0;
-  auto check = [&](boost::system::error_code) {
+  auto check = [&](error_code) {
     (strand.running_in_this_thread() ? in_strand : outside_strand) += 1;
   };
   expiring.async_wait(asio::bind_executor(strand, check));
@@ -45,7 +44,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(wait_operation_uses_associated_allocator, Timer, t
   Timer cancelled(io, Timer::time_point::max());
   std::size_t outstanding_in_handler[2] = {99, 99};
   auto handler_for = [&](int index) {
-    return asio::bind_allocator(counting_allocator<int>(counts), [&, index](boost::system::error_code) {
+    return asio::bind_allocator(counting_allocator<int>(counts), [&, index](error_code) {
       // Asio frees the operation before the upcall so that a handler can
       // start the next operation in the same memory.
       outstanding_in_handler[index] = counts.allocations - counts.deallocations;
@@ -135,7 +134,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_context_destroys_pending_handlers_witho
     // them in different places.
     auto timer = std::make_shared<Timer>(*io, i % 2 ? Timer::time_point::max()
                                                     : Timer::clock_type::now() + std::chrono::hours(i + 1));
-    timer->async_wait([timer, witness = destruction_witness(destroyed[i]), &invoked](boost::system::error_code) {
+    timer->async_wait([timer, witness = destruction_witness(destroyed[i]), &invoked](error_code) {
       invoked = true;
     });
   }
@@ -158,9 +157,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_context_destroys_queued_completions_wit
     Timer cancelled(*io, Timer::time_point::max());
     Timer expired(*io, Timer::clock_type::now() - 1s);
     cancelled.async_wait(
-        [witness = destruction_witness(cancelled_destroyed), &invoked](boost::system::error_code) { invoked = true; });
+        [witness = destruction_witness(cancelled_destroyed), &invoked](error_code) { invoked = true; });
     expired.async_wait(
-        [witness = destruction_witness(expired_destroyed), &invoked](boost::system::error_code) { invoked = true; });
+        [witness = destruction_witness(expired_destroyed), &invoked](error_code) { invoked = true; });
     cancelled.cancel();
   }  // the destructors queue the cancelled completion; nothing has run yet
   io.reset();
@@ -177,7 +176,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_can_be_rearmed_moved_and_destroyed_inside_it
   // Re-armed from its own handler three times.
   Timer rearmed(io, 1ms);
   int rearm_rounds = 0;
-  std::function<void(boost::system::error_code)> on_rearmed = [&](boost::system::error_code ec) {
+  std::function<void(error_code)> on_rearmed = [&](error_code ec) {
     BOOST_TEST(!ec, "re-armed round " << rearm_rounds << ": " << describe(ec));
     BOOST_TEST((Timer::clock_type::now() >= rearmed.expiry()), "re-armed wait completed early");
     if (++rearm_rounds < 3) {
@@ -190,7 +189,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_can_be_rearmed_moved_and_destroyed_inside_it
   // Destroyed from its own handler while a second wait on it is pending.
   auto destroyed = std::make_unique<Timer>(io, 1ms);
   completion_record destroyed_second;
-  destroyed->async_wait([&](boost::system::error_code) {
+  destroyed->async_wait([&](error_code) {
     destroyed->expires_at(Timer::time_point::max());
     destroyed->async_wait(recorder<Timer>(destroyed_second, Timer::time_point::max()));
     destroyed.reset();
@@ -200,7 +199,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_can_be_rearmed_moved_and_destroyed_inside_it
   Timer moved_from(io, 1ms);
   std::optional<Timer> moved_to;
   completion_record travelled;
-  moved_from.async_wait([&](boost::system::error_code) {
+  moved_from.async_wait([&](error_code) {
     moved_from.expires_after(2ms);
     moved_from.async_wait(recorder(travelled, moved_from));
     moved_to.emplace(std::move(moved_from));
@@ -226,7 +225,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exception_from_handler_propagates_out_of_run_and_l
   Timer timer(io, 1ms);
   std::vector<int> ran;
   for (int i = 0; i < 4; ++i)
-    timer.async_wait([&ran, i](boost::system::error_code) {
+    timer.async_wait([&ran, i](error_code) {
       ran.push_back(i);
       if (i == 1) throw handler_failure();
     });
@@ -285,7 +284,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(many_strand_timers_on_several_threads_run_each_han
     else
       state.timer->expires_at(Timer::time_point::max());
     const auto expiry = state.timer->expiry();
-    state.timer->async_wait([&, i, expect_success, expiry](boost::system::error_code ec) {
+    state.timer->async_wait([&, i, expect_success, expiry](error_code ec) {
       timer_state& s = states[i];
       if (active_in_strand[s.strand_index].fetch_add(1) != 0) ++overlaps;
       if (!strands[s.strand_index].running_in_this_thread()) ++s.outside_strand;

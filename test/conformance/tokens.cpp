@@ -6,22 +6,25 @@
 // bind_executor, bind_allocator and bind_cancellation_slot are covered with
 // the associated characteristics in semantics.cpp.
 //
+// A token that the Asio being compiled against does not have is left out by
+// the ASIO_WHEEL_TEST_HAS_... gates of ../test_asio.hpp, and the test case
+// tokens/what_this_leg_leaves_out prints what was left out, so that the log of
+// every leg says it (standalone Asio 1.22 has no consign, and deferred,
+// as_tuple, append and prepend only in asio::experimental, where they are
+// tested through asio_wheel_test::token::).
+//
 // Cancellation inside coroutines is made deterministic by post()ing the
 // cancel() before starting the wait: the posted function can only run once the
 // coroutine has suspended inside async_wait.
 #include "conformance.hpp"
 
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/spawn.hpp>
-
 #include <array>
 #include <exception>
 #include <future>
+#include <iostream>
 #include <optional>
 #include <variant>
 
-namespace asio = boost::asio;
 using namespace conformance;
 
 namespace {
@@ -56,6 +59,16 @@ void run_coroutine(asio::io_context& io, Body body) {
 
 BOOST_AUTO_TEST_SUITE(tokens)
 
+// Always passes; says in the CTest log which tokens of SPEC 4 this leg cannot test.
+BOOST_AUTO_TEST_CASE(what_this_leg_leaves_out) {
+  const std::string left_out = tokens_left_out();
+  const std::string renamed = tokens_renamed();
+  std::cout << "tokens: left out in this leg (" << asio_description() << "): "
+            << (left_out.empty() ? "nothing" : left_out + " -- not in this Asio") << "\n";
+  if (!renamed.empty()) std::cout << "tokens: " << renamed << "\n";
+  BOOST_TEST(true);
+}
+
 // ---------------------------------------------------------------- callbacks
 
 // Asio accepts handlers that can only be moved (they own a unique resource).
@@ -65,7 +78,7 @@ struct move_only_handler {
   move_only_handler(std::unique_ptr<int> o, completion_record& r) : owned(std::move(o)), record(&r) {}
   move_only_handler(move_only_handler&&) = default;
   move_only_handler(const move_only_handler&) = delete;
-  void operator()(boost::system::error_code ec) {
+  void operator()(error_code ec) {
     ++record->invocations;
     record->ec = ec;
     record->ran_at_or_after_expiry = owned && *owned == 42;  // the payload survived the moves
@@ -102,7 +115,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(use_future_is_ready_after_expiry_and_throws_when_c
   try {
     cancelled_future.get();
     BOOST_ERROR("future of a cancelled wait did not throw");
-  } catch (const boost::system::system_error& e) {
+  } catch (const system_error& e) {
     BOOST_TEST(is_aborted(e.code()), "future threw " << describe(e.code()));
   }
 }
@@ -122,7 +135,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(use_awaitable_resumes_after_expiry_and_throws_when
     try {
       co_await timer.async_wait(asio::use_awaitable);
       BOOST_ERROR("awaiting a cancelled wait did not throw");
-    } catch (const boost::system::system_error& e) {
+    } catch (const system_error& e) {
       BOOST_TEST(is_aborted(e.code()), "awaiting a cancelled wait threw " << describe(e.code()));
     }
   });
@@ -133,7 +146,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(use_awaitable_resumes_after_expiry_and_throws_when
 BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_token_starts_wait_only_when_invoked, Timer, timer_types) {
   test_context<Timer> io;
   Timer timer(io, 2ms);
-  auto operation = timer.async_wait(asio::deferred);
+  auto operation = timer.async_wait(token::deferred);
   BOOST_TEST(timer.cancel() == 0u, "async_wait(deferred) started the wait before it was invoked");
   completion_record record;
   std::move(operation)(recorder(record, timer));
@@ -143,32 +156,34 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_token_starts_wait_only_when_invoked, Time
   BOOST_TEST(record.ran_at_or_after_expiry);
 }
 
+#if defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
 BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_operation_can_be_awaited, Timer, timer_types) {
   test_context<Timer> io;
   run_coroutine(io, [&]() -> asio::awaitable<void> {
     Timer timer(io, 2ms);
-    co_await timer.async_wait(asio::deferred);
+    co_await timer.async_wait(token::deferred);
     BOOST_TEST((Timer::clock_type::now() >= timer.expiry()), "awaited deferred wait resumed early");
   });
 }
+#endif
 
 // ---------------------------------------------------------------- as_tuple, redirect_error
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(as_tuple_delivers_error_code_as_tuple, Timer, timer_types) {
   test_context<Timer> io;
   Timer callback_timer(io, Timer::time_point::max());
-  std::optional<std::tuple<boost::system::error_code>> delivered;
+  std::optional<std::tuple<error_code>> delivered;
   callback_timer.async_wait(
-      asio::as_tuple([&](std::tuple<boost::system::error_code> result) { delivered = result; }));
+      token::as_tuple([&](std::tuple<error_code> result) { delivered = result; }));
   callback_timer.cancel();
 
   run_coroutine(io, [&]() -> asio::awaitable<void> {
     Timer timer(io, Timer::time_point::max());
     asio::post(io, [&] { timer.cancel(); });
-    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto [ec] = co_await timer.async_wait(token::as_tuple(asio::use_awaitable));
     BOOST_TEST(is_aborted(ec), "as_tuple(use_awaitable) gave " << describe(ec));
     timer.expires_after(1ms);
-    auto [ec2] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto [ec2] = co_await timer.async_wait(token::as_tuple(asio::use_awaitable));
     BOOST_TEST(!ec2, "as_tuple(use_awaitable) gave " << describe(ec2));
   });
   BOOST_REQUIRE(delivered.has_value());
@@ -179,7 +194,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(redirect_error_stores_error_instead_of_throwing, T
   test_context<Timer> io;
   run_coroutine(io, [&]() -> asio::awaitable<void> {
     Timer timer(io, Timer::time_point::max());
-    boost::system::error_code ec;
+    error_code ec;
     asio::post(io, [&] { timer.cancel(); });
     co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     BOOST_TEST(is_aborted(ec), "redirect_error stored " << describe(ec));
@@ -192,34 +207,36 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(redirect_error_stores_error_instead_of_throwing, T
 
 // ---------------------------------------------------------------- consign, append, prepend
 
+#if defined(ASIO_WHEEL_TEST_HAS_CONSIGN)
 BOOST_AUTO_TEST_CASE_TEMPLATE(consign_keeps_values_alive_until_completion, Timer, timer_types) {
   test_context<Timer> io;
   Timer timer(io, 2ms);
   auto kept_alive = std::make_shared<int>(7);
   std::weak_ptr<int> observer = kept_alive;
   bool alive_in_handler = false;
-  timer.async_wait(asio::consign([&](boost::system::error_code) { alive_in_handler = !observer.expired(); },
+  timer.async_wait(asio::consign([&](error_code) { alive_in_handler = !observer.expired(); },
                                  std::move(kept_alive)));
   BOOST_TEST(!observer.expired(), "consign did not keep the value alive while the wait is pending");
   CONFORMANCE_RUN_TO_COMPLETION(io);
   BOOST_TEST(alive_in_handler, "consigned value was released before the handler ran");
   BOOST_TEST(observer.expired(), "consigned value outlived the completed operation");
 }
+#endif
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(append_and_prepend_add_values_to_completion, Timer, timer_types) {
   test_context<Timer> io;
   Timer timer(io, 1ms);
   std::string appended;
   int prepended = 0;
-  boost::system::error_code append_ec = asio::error::would_block, prepend_ec = asio::error::would_block;
-  timer.async_wait(asio::append(
-      [&](boost::system::error_code ec, int number, std::string text) {
+  error_code append_ec = asio::error::would_block, prepend_ec = asio::error::would_block;
+  timer.async_wait(token::append(
+      [&](error_code ec, int number, std::string text) {
         append_ec = ec;
         appended = std::to_string(number) + text;
       },
       5, std::string("x")));
-  timer.async_wait(asio::prepend(
-      [&](int number, boost::system::error_code ec) {
+  timer.async_wait(token::prepend(
+      [&](int number, error_code ec) {
         prepend_ec = ec;
         prepended = number;
       },
@@ -239,10 +256,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parallel_group_wait_for_one_cancels_the_slower_wai
   Timer never(io, Timer::time_point::max());
   bool completed = false;
   std::array<std::size_t, 2> order{};
-  boost::system::error_code fast_ec = asio::error::would_block, never_ec;
-  asio::experimental::make_parallel_group(fast.async_wait(asio::deferred), never.async_wait(asio::deferred))
+  error_code fast_ec = asio::error::would_block, never_ec;
+  asio::experimental::make_parallel_group(fast.async_wait(token::deferred), never.async_wait(token::deferred))
       .async_wait(asio::experimental::wait_for_one(),
-                  [&](std::array<std::size_t, 2> o, boost::system::error_code e1, boost::system::error_code e2) {
+                  [&](std::array<std::size_t, 2> o, error_code e1, error_code e2) {
                     completed = true;
                     order = o;
                     fast_ec = e1;
@@ -279,14 +296,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(as_default_on_makes_token_the_default, Timer, time
     co_await awaiting.async_wait();
     BOOST_TEST((Timer::clock_type::now() >= awaiting.expiry()));
 
-    using tuple_awaitable = asio::as_tuple_t<asio::use_awaitable_t<>>;
+    using tuple_awaitable = token::as_tuple_t<asio::use_awaitable_t<>>;
     auto tupled = tuple_awaitable::as_default_on(Timer(io, Timer::time_point::max()));
     asio::post(io, [&] { tupled.cancel(); });
     auto [ec] = co_await tupled.async_wait();
     BOOST_TEST(is_aborted(ec), "as_tuple default token gave " << describe(ec));
   });
 
-  auto deferring = asio::deferred.as_default_on(Timer(io, 1ms));
+  auto deferring = token::deferred.as_default_on(Timer(io, 1ms));
   completion_record record;
   deferring.async_wait()(recorder<Timer>(record, deferring.expiry()));
   CONFORMANCE_RUN_TO_COMPLETION(io);
@@ -310,6 +327,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(detached_wait_keeps_run_busy_until_expiry, Timer, 
 
 // ---------------------------------------------------------------- yield_context
 
+#if defined(ASIO_WHEEL_TEST_HAS_YIELD_CONTEXT)
 BOOST_AUTO_TEST_CASE_TEMPLATE(yield_context_resumes_after_expiry_and_reports_cancel, Timer, timer_types) {
   test_context<Timer> io;
   bool finished = false;
@@ -323,7 +341,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(yield_context_resumes_after_expiry_and_reports_can
 
         timer.expires_at(Timer::time_point::max());
         asio::post(io, [&] { timer.cancel(); });
-        boost::system::error_code ec;
+        error_code ec;
         timer.async_wait(yield[ec]);
         BOOST_TEST(is_aborted(ec), "yield[ec] stored " << describe(ec));
 
@@ -331,7 +349,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(yield_context_resumes_after_expiry_and_reports_can
         try {
           timer.async_wait(yield);
           BOOST_ERROR("cancelled wait with plain yield did not throw");
-        } catch (const boost::system::system_error& e) {
+        } catch (const system_error& e) {
           BOOST_TEST(is_aborted(e.code()), "plain yield threw " << describe(e.code()));
         }
       },
@@ -343,5 +361,6 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(yield_context_resumes_after_expiry_and_reports_can
   BOOST_TEST(finished, "stackful coroutine never finished");
   BOOST_TEST(!error, "stackful coroutine threw: " << describe(error));
 }
+#endif
 
 BOOST_AUTO_TEST_SUITE_END()

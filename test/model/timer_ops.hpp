@@ -18,23 +18,19 @@
 // test/fuzz/timer_ops_fuzzer.cpp (programs decoded from fuzzer bytes).
 #pragma once
 
-#if !defined(BOOST_ASIO_DISABLE_TIMERFD)
+#include "../asio_wheel/manual_clock.hpp"
+#include "../test_asio.hpp"  // asio::, error_code of the flavour
+
+#if defined(ASIO_WHEEL_STANDALONE) ? !defined(ASIO_DISABLE_TIMERFD) : !defined(BOOST_ASIO_DISABLE_TIMERFD)
 // With a timerfd, Linux Asio learns that a timer is due from the kernel a few microseconds after
 // re-arming it, so poll() right after a manual-clock advance may not see a due drive timer yet.
 // Without it, the epoll reactor compares the timer queue with the clock on every poll(), which
-// makes settle() exact and fast (no real-time waiting). The CMake targets define it.
-# error "timer_ops.hpp needs BOOST_ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
+// makes settle() exact and fast (no real-time waiting). The CMake targets define it, in both
+// spellings (BOOST_ASIO_DISABLE_TIMERFD, and ASIO_DISABLE_TIMERFD for standalone Asio). The
+// io_uring reactor has no timerfd; settle() makes it look at its timer queues first
+// (look_at_timers_now, ../asio_wheel/manual_clock.hpp).
+# error "timer_ops.hpp needs (BOOST_)ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
 #endif
-
-#include "../asio_wheel/manual_clock.hpp"
-
-#include <asio_wheel.hpp>
-
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/error.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/system/error_code.hpp>
 
 #include <array>
 #include <chrono>
@@ -49,6 +45,10 @@
 #include <vector>
 
 namespace asio_wheel_model {
+
+namespace asio = asio_wheel::asio;
+using asio_wheel::error_code;
+using asio_wheel_test::concurrency_hint_default;
 
 using asio_wheel_test::manual_clock;
 using asio_wheel_test::manual_wait_traits;
@@ -267,7 +267,7 @@ enum class expected_state { pending, succeeded, aborted };
 struct wait_record
 {
   int calls = 0;
-  boost::system::error_code ec;
+  error_code ec;
   time_point completed_at{};
   bool ran_inside_call = false;
 };
@@ -300,7 +300,7 @@ public:
 
   explicit model_run(const wheel_config& config)
     : config_(config),
-      io_(config.single_thread_hint ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT)
+      io_(config.single_thread_hint ? 1 : concurrency_hint_default)
   {
     asio_wheel::wheel_options options;
     options.tick = model_tick;
@@ -309,7 +309,7 @@ public:
     // The service takes Clock::now() as the origin of its ticks: read it at the same manual
     // time (nothing moves the clock in between), so the model knows every tick boundary.
     origin_ = manual_clock::now();
-    service_ = &boost::asio::make_service<service_type>(io_, options);
+    service_ = &asio::make_service<service_type>(io_, options);
   }
 
   model_run(const model_run&) = delete;
@@ -448,7 +448,7 @@ private:
     signals_.emplace_back();
     model_[t]->pending.push_back(id);
     ++summary_.waits_started;
-    auto handler = [this, id](const boost::system::error_code& ec) {
+    auto handler = [this, id](const error_code& ec) {
       wait_record& r = records_[id];
       ++r.calls;
       r.ec = ec;
@@ -458,7 +458,7 @@ private:
     };
     call([&] {
       if (with_slot)
-        timers_[t]->async_wait(boost::asio::bind_cancellation_slot(
+        timers_[t]->async_wait(asio::bind_cancellation_slot(
             signals_.back().emplace().slot(), std::move(handler)));
       else
         timers_[t]->async_wait(std::move(handler));
@@ -475,9 +475,9 @@ private:
     const std::size_t id = records_.size() - back;
     if (!signals_[id])
       return;  // started without a slot
-    static constexpr boost::asio::cancellation_type types[] = {
-      boost::asio::cancellation_type::terminal, boost::asio::cancellation_type::partial,
-      boost::asio::cancellation_type::total};
+    static constexpr asio::cancellation_type types[] = {
+      asio::cancellation_type::terminal, asio::cancellation_type::partial,
+      asio::cancellation_type::total};
     if (waits_[id].state == expected_state::pending)
     {
       for (auto& m : model_)
@@ -664,6 +664,8 @@ private:
 
   bool settle()
   {
+    // io_uring looks at the timer queues only when told (manual_clock.hpp); epoll on every poll.
+    asio_wheel_test::look_at_timers_now(io_);
     io_.restart();
     for (int round = 0; round < settle_round_limit; ++round)
       if (io_.poll() == 0)
@@ -742,7 +744,7 @@ private:
     case expected_state::aborted:
       if (r.calls == 0)
         return fail("abort_not_delivered", name + " was aborted but its handler has not run");
-      if (r.ec != boost::asio::error::operation_aborted)
+      if (r.ec != asio::error::operation_aborted)
         return fail("abort_wrong_error", name + " should complete with operation_aborted, got '"
             + r.ec.message() + "'");
       w.verified = true;
@@ -819,8 +821,8 @@ private:
   std::vector<model_wait> waits_;
   // One signal per wait started with a slot; a deque, so a signal never moves while a handler
   // is attached to it. Declared before io_: outlives the operations that point into it.
-  std::deque<std::optional<boost::asio::cancellation_signal>> signals_;
-  boost::asio::io_context io_;
+  std::deque<std::optional<asio::cancellation_signal>> signals_;
+  asio::io_context io_;
   service_type* service_ = nullptr;
   std::array<std::optional<timer_type>, timer_count> timers_;
   std::array<std::optional<model_timer>, timer_count> model_;

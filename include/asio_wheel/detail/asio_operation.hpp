@@ -3,15 +3,17 @@
 //
 // The parts of Asio's internals that an operation and an I/O object are made
 // of, named once in asio_wheel::detail. They are the same in every supported
-// Asio (Boost 1.81 to 1.90, standalone 1.22 to 1.38), so there is no version
-// gate here; the scheduler and reactor hooks, which do differ, are in
-// detail/asio_scheduler.hpp.
+// Asio (Boost 1.81 to 1.90, standalone 1.22 to 1.38) but for the type an I/O
+// object's get_executor() returns; the scheduler and reactor hooks, which
+// differ more, are in detail/asio_scheduler.hpp.
 //
 
 #ifndef ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
 #define ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
 
 #include <asio_wheel/detail/asio_forward.hpp>
+
+#include <typeinfo>
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/detail/bind_handler.hpp>
@@ -64,6 +66,34 @@ using asio::detail::io_object_impl;
 using asio::detail::non_const_lvalue;
 using asio::detail::chrono_time_traits;
 using asio::detail::throw_error;
+
+/// What an I/O object's get_executor() returns in this Asio: a const
+/// reference from Asio 1.24 on, a copy before.
+#if defined(ASIO_WHEEL_ASIO_GET_EXECUTOR_RETURNS_REFERENCE)
+template <typename Executor>
+using returned_executor_t = const Executor&;
+#else
+template <typename Executor>
+using returned_executor_t = Executor;
+#endif
+
+/// The io_context executor an any_io_executor holds, or null if it holds
+/// another executor (a strand, say).
+inline const asio::io_context::executor_type* native_executor(
+    const asio::any_io_executor& ex) noexcept
+{
+  using native = asio::io_context::executor_type;
+#if defined(ASIO_WHEEL_ASIO_TARGET_CHECKS_TYPE)
+  return ex.template target<native>();
+#elif defined(ASIO_NO_TYPEID) || defined(BOOST_ASIO_NO_TYPEID)
+  (void)ex;
+  return nullptr;  // cannot tell: take the general path
+#else
+  // target<T>() of Asio 1.22 does not check T: compare the type first.
+  return ex.target_type() == typeid(native) ? ex.template target<native>()
+                                            : nullptr;
+#endif
+}
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END

@@ -48,9 +48,15 @@
 // flavours: standalone Asio 1.34.0 is 103400, and so is Boost.Asio 1.34.0,
 // the one in Boost 1.87). -----------------------------------------------------
 
-// Asio 1.24 (Boost 1.80): deferred left asio::experimental.
+// Asio 1.24 (Boost 1.80): deferred left asio::experimental, I/O objects'
+// get_executor() returns a const reference (1.22 returns a copy), and
+// any_executor::target<T>() checks the target's type (1.22 casts whatever it
+// holds). Asio's release notes put these changes in 1.24; of the releases the
+// matrix tests, 1.22 has the old behaviour and 1.26 the new.
 #if ASIO_WHEEL_ASIO_VERSION >= 102400
 # define ASIO_WHEEL_ASIO_HAS_DEFERRED 1
+# define ASIO_WHEEL_ASIO_GET_EXECUTOR_RETURNS_REFERENCE 1
+# define ASIO_WHEEL_ASIO_TARGET_CHECKS_TYPE 1
 #endif
 
 // Asio 1.34 (Boost 1.87): the scheduler reads its concurrency hint and its

@@ -1,0 +1,175 @@
+// test_asio.hpp: the Asio of the flavour being compiled, for the tests and the model/fuzz
+// harness, so that each test is written once and builds against Boost.Asio (the default) and
+// standalone Asio (ASIO_WHEEL_STANDALONE and ASIO_STANDALONE; no Boost.Asio or Boost.System
+// header is included then). It gives, in namespace asio_wheel_test:
+//   asio::              boost::asio or ::asio (asio_wheel::asio)
+//   error_code          boost::system::error_code or std::error_code
+//   system_error        what Asio throws: boost::system::system_error or std::system_error
+//   concurrency_hint_*  the io_context concurrency hints (BOOST_ASIO_CONCURRENCY_HINT_... or
+//                       ASIO_CONCURRENCY_HINT_...)
+//   token::             the completion tokens that moved out of asio::experimental in Asio
+//                       1.24, under the name the Asio being compiled gives them
+// the feature gates of the completion tokens and adapters that not every supported Asio has
+// (ASIO_WHEEL_TEST_HAS_...), with a sentence saying what a leg leaves out, whether the reactor
+// is io_uring (ASIO_WHEEL_TEST_IO_URING), and how this Asio reads the SAFE concurrency hint.
+// Every test gate of an Asio version is in this file; the library's own gates are in
+// include/asio_wheel/detail/config.hpp.
+#pragma once
+
+#include <asio_wheel/detail/config.hpp>  // which flavour: before any Asio header
+
+#if defined(ASIO_WHEEL_STANDALONE)
+# include <asio.hpp>
+# include <asio/experimental/awaitable_operators.hpp>
+# include <asio/experimental/parallel_group.hpp>
+#else
+# include <boost/asio.hpp>
+# include <boost/asio/experimental/awaitable_operators.hpp>
+# include <boost/asio/experimental/parallel_group.hpp>
+#endif
+
+#include <asio_wheel.hpp>  // also asio_wheel::asio, error_code, system_error
+
+#include <string>
+
+// ---- Completion tokens by Asio version (SPEC 4). Checked against the header trees of the
+// matrix (ls <tree>/asio/consign.hpp etc.): every Boost.Asio from 1.81 on, and standalone
+// 1.38, have them all in namespace asio; standalone 1.22 (Debian libasio-dev) has no consign
+// at all, and deferred, as_tuple, append and prepend only in asio::experimental (they left it
+// in Asio 1.24). ----------------------------------------------------------------------------
+
+#if ASIO_WHEEL_ASIO_VERSION >= 102400
+# define ASIO_WHEEL_TEST_HAS_CONSIGN 1
+// In 1.22, awaitable_frame has no await_transform for a deferred operation: co_await
+// timer.async_wait(experimental::deferred) does not compile, with steady_timer either (it
+// does with Boost 1.81's Asio 1.26; 1.24 is where deferred left experimental).
+# define ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED 1
+#else
+# define ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL 1
+# if defined(ASIO_WHEEL_STANDALONE)
+#  include <asio/experimental/append.hpp>
+#  include <asio/experimental/as_tuple.hpp>
+#  include <asio/experimental/deferred.hpp>
+#  include <asio/experimental/prepend.hpp>
+# else
+#  include <boost/asio/experimental/append.hpp>
+#  include <boost/asio/experimental/as_tuple.hpp>
+#  include <boost/asio/experimental/deferred.hpp>
+#  include <boost/asio/experimental/prepend.hpp>
+# endif
+#endif
+
+// yield_context (asio::spawn): Boost.Asio runs it on Boost.Context, which the tests link.
+// Standalone Asio needs Boost.Coroutine (1.22: <boost/coroutine/all.hpp>) or Boost.Context
+// wired in by ASIO_HAS_BOOST_CONTEXT_FIBER (1.38), i.e. Boost headers in a build that promises
+// none: left out of the standalone legs.
+#if !defined(ASIO_WHEEL_STANDALONE)
+# include <boost/asio/spawn.hpp>
+# define ASIO_WHEEL_TEST_HAS_YIELD_CONTEXT 1
+#endif
+
+// ---- The reactor: epoll (with or without a timerfd) or, with (BOOST_)ASIO_HAS_IO_URING and
+// (BOOST_)ASIO_DISABLE_EPOLL, the io_uring service. The manual clock's harness needs to know
+// (test/asio_wheel/manual_clock.hpp): io_uring looks at its timer queues only when its own
+// timeout fires or a queue's earliest timer changes, not on every turn. ---------------------
+#if defined(ASIO_WHEEL_STANDALONE) ? defined(ASIO_HAS_IO_URING_AS_DEFAULT) \
+                                   : defined(BOOST_ASIO_HAS_IO_URING_AS_DEFAULT)
+# define ASIO_WHEEL_TEST_IO_URING 1
+#endif
+
+// ---- Asio's own cancel_after / cancel_at (asio/cancel_after.hpp): in Boost.Asio 1.87, 1.89,
+// 1.90 and standalone 1.38, not in Boost 1.81, 1.83 or standalone 1.22; they came with Asio
+// 1.31 (Boost 1.86). ----------------------------------------------------------------------
+#if ASIO_WHEEL_ASIO_VERSION >= 103100
+# define ASIO_WHEEL_TEST_HAS_ASIO_CANCEL_AFTER 1
+#endif
+
+// ---- How Asio's scheduler reads the SAFE concurrency hint, i.e. whether it runs "one thread"
+// (its one_thread_: concurrency_hint == 1), checked in each tree's impl/config.ipp and
+// detail/impl/scheduler.ipp. Before 1.34 the scheduler keeps the hint itself: SAFE is not one
+// thread. In 1.34 and 1.35 (Boost 1.87, 1.88) config_from_concurrency_hint reports every
+// special hint as concurrency_hint 1, SAFE included. From 1.36 (Boost 1.89 and 1.90,
+// standalone 1.38) it reports a special hint as 1 only if the scheduler or the reactor's I/O is
+// unlocked, and SAFE as -1 again. ----------------------------------------------------------
+#if ASIO_WHEEL_ASIO_VERSION >= 103400 && ASIO_WHEEL_ASIO_VERSION < 103600
+# define ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD 1
+#endif
+
+namespace asio_wheel_test {
+
+namespace asio = asio_wheel::asio;
+using asio_wheel::error_code;
+using asio_wheel::system_error;
+
+#if defined(ASIO_WHEEL_STANDALONE)
+inline constexpr int concurrency_hint_default = ASIO_CONCURRENCY_HINT_DEFAULT;
+inline constexpr int concurrency_hint_unsafe = ASIO_CONCURRENCY_HINT_UNSAFE;
+inline constexpr int concurrency_hint_unsafe_io = ASIO_CONCURRENCY_HINT_UNSAFE_IO;
+inline constexpr int concurrency_hint_safe = ASIO_CONCURRENCY_HINT_SAFE;
+#else
+inline constexpr int concurrency_hint_default = BOOST_ASIO_CONCURRENCY_HINT_DEFAULT;
+inline constexpr int concurrency_hint_unsafe = BOOST_ASIO_CONCURRENCY_HINT_UNSAFE;
+inline constexpr int concurrency_hint_unsafe_io = BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO;
+inline constexpr int concurrency_hint_safe = BOOST_ASIO_CONCURRENCY_HINT_SAFE;
+#endif
+
+// The tokens that Asio 1.24 moved out of asio::experimental, by the name this Asio gives them.
+namespace token {
+#if defined(ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL)
+using asio::experimental::append;
+using asio::experimental::as_tuple;
+using asio::experimental::as_tuple_t;
+using asio::experimental::deferred;
+using asio::experimental::prepend;
+#else
+using asio::append;
+using asio::as_tuple;
+using asio::as_tuple_t;
+using asio::deferred;
+using asio::prepend;
+#endif
+} // namespace token
+
+// "Boost.Asio 1.26.0" or "standalone Asio 1.22.1": the Asio this test was compiled against.
+inline std::string asio_description()
+{
+  const int v = ASIO_WHEEL_ASIO_VERSION;
+#if defined(ASIO_WHEEL_STANDALONE)
+  std::string s = "standalone Asio ";
+#else
+  std::string s = "Boost.Asio ";
+#endif
+  return s + std::to_string(v / 100000) + "." + std::to_string(v / 100 % 1000) + "."
+      + std::to_string(v % 100);
+}
+
+// What the conformance suite leaves out in this leg because this Asio does not have it (empty:
+// nothing), and what it tests under another name; printed by tokens.cpp.
+inline std::string tokens_left_out()
+{
+  std::string s;
+#if !defined(ASIO_WHEEL_TEST_HAS_CONSIGN)
+  s += "consign (no asio/consign.hpp), ";
+#endif
+#if !defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
+  s += "co_await of a deferred operation (awaitable_frame has no await_transform for it), ";
+#endif
+#if !defined(ASIO_WHEEL_TEST_HAS_YIELD_CONTEXT)
+  s += "yield_context (standalone spawn needs Boost.Coroutine or Boost.Context), ";
+#endif
+  if (!s.empty())
+    s.erase(s.size() - 2);
+  return s;
+}
+
+inline std::string tokens_renamed()
+{
+#if defined(ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL)
+  return "deferred, as_tuple, append, prepend are tested as asio::experimental::deferred etc.,"
+         " the only spelling this Asio has";
+#else
+  return "";
+#endif
+}
+
+} // namespace asio_wheel_test
