@@ -7,6 +7,13 @@
 // object's get_executor() returns; the scheduler and reactor hooks, which
 // differ more, are in detail/asio_scheduler.hpp.
 //
+// One backend difference: the operation the io_context queues is
+// scheduler_operation everywhere but on IOCP (Windows), where it is
+// win_iocp_operation, an OVERLAPPED. The library names it scheduler_operation
+// in both cases (the operation of detail::scheduler, which on IOCP is
+// win_iocp_io_context), and operation_with_flags below keeps the library's
+// per-operation flags where each backend leaves them alone.
+//
 
 #ifndef ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
 #define ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
@@ -25,7 +32,7 @@
 # include <asio/detail/memory.hpp>
 # include <asio/detail/non_const_lvalue.hpp>
 # include <asio/detail/op_queue.hpp>
-# include <asio/detail/scheduler_operation.hpp>
+# include <asio/detail/operation.hpp>
 # include <asio/detail/throw_error.hpp>
 /// Asio's compile-time check that a handler has the wait signature.
 # define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler) \
@@ -40,7 +47,7 @@
 # include <boost/asio/detail/memory.hpp>
 # include <boost/asio/detail/non_const_lvalue.hpp>
 # include <boost/asio/detail/op_queue.hpp>
-# include <boost/asio/detail/scheduler_operation.hpp>
+# include <boost/asio/detail/operation.hpp>
 # include <boost/asio/detail/throw_error.hpp>
 # define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler) \
   BOOST_ASIO_WAIT_HANDLER_CHECK(handler_type, handler)
@@ -49,10 +56,50 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-// An operation queued in the scheduler, and intrusive queues of them.
-using asio::detail::scheduler_operation;
+// An operation queued in the scheduler (asio::detail::operation: a
+// scheduler_operation, or a win_iocp_operation on IOCP), and intrusive queues
+// of them.
+using scheduler_operation = asio::detail::operation;
 using asio::detail::op_queue;
 using asio::detail::op_queue_access;
+
+/// A scheduler_operation with a few bits of the library's own (a wait's
+/// result, whether it installed a cancellation handler). They are set while
+/// the operation is owned by the library and read when it completes, so they
+/// must live where the scheduler writes nothing while the operation is queued
+/// and dequeued.
+class operation_with_flags : public scheduler_operation
+{
+protected:
+  explicit operation_with_flags(func_type complete) noexcept
+    : scheduler_operation(complete)
+  {
+  }
+
+  void set_flags(unsigned bits) noexcept { flag_word() |= bits; }
+  bool has_flags(unsigned bits) const noexcept
+  {
+    return (flag_word() & bits) != 0;
+  }
+
+private:
+#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+  // win_iocp_operation has no spare field: it is an OVERLAPPED, and
+  // win_iocp_io_context's dequeue loop stores the result of every packet in
+  // its Internal, Offset and OffsetHigh before calling the operation. So a
+  // word of its own: on x64 it fills the base's tail padding with GCC and
+  // Clang (no extra bytes), and adds 8 bytes with MSVC.
+  unsigned& flag_word() noexcept { return flags_; }
+  const unsigned& flag_word() const noexcept { return flags_; }
+  unsigned flags_ = 0;
+#else
+  // scheduler_operation's task_result_, which the scheduler passes to the
+  // completion as "bytes transferred" and writes only for its reactor task:
+  // no extra bytes.
+  unsigned& flag_word() noexcept { return task_result_; }
+  const unsigned& flag_word() const noexcept { return task_result_; }
+#endif
+};
 
 // Completing a handler: work tracking and dispatch to its associated
 // executor, the handler bound to its arguments, the memory fence.

@@ -17,6 +17,24 @@
 // kqueue, select, or the io_uring service with BOOST_ASIO_HAS_IO_URING and
 // BOOST_ASIO_DISABLE_EPOLL (ASIO_HAS_IO_URING, ASIO_DISABLE_EPOLL).
 //
+// On IOCP (Windows, ASIO_WHEEL_ASIO_HAS_IOCP) one service plays both parts:
+// the io_context's implementation is win_iocp_io_context, which runs the
+// handlers, counts the work and also owns the timer queues. There,
+// use_service<asio::detail::scheduler> would still compile but would make a
+// second, unrelated scheduler with a thread of its own, so `scheduler` below
+// names win_iocp_io_context. Its members the service uses
+// (post_immediate_completion, post_deferred_completions, work_started,
+// work_finished, abandon_operations; init_task, add_timer_queue,
+// schedule_timer, cancel_timer) have the same meaning as the scheduler's and
+// the reactor's. What differs is when a due timer is noticed: the earliest
+// deadline of all the context's timer queues is set on a Windows waitable
+// timer; a thread of the context waits on it and posts a wake-up packet, and
+// the next thread in run() or poll() collects the due timers. So the drive
+// timer is as late as that waitable timer (the system timer resolution,
+// 15.6 ms by default on Windows) plus a thread hop; see doc/design.md.
+//
+// Asio's Windows Runtime backend is not supported (see config.hpp).
+//
 
 #ifndef ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP
 #define ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP
@@ -27,7 +45,11 @@
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/detail/concurrency_hint.hpp>
-# include <asio/detail/scheduler.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+#  include <asio/detail/win_iocp_io_context.hpp>
+# else
+#  include <asio/detail/scheduler.hpp>
+# endif
 # include <asio/detail/timer_queue.hpp>
 # include <asio/detail/timer_scheduler.hpp>
 # include <asio/detail/wait_op.hpp>
@@ -36,12 +58,13 @@
 # endif
 # define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint) \
   ASIO_CONCURRENCY_HINT_IS_LOCKING(facility, hint)
-# if defined(ASIO_HAS_IOCP) || defined(ASIO_WINDOWS_RUNTIME)
-#  define ASIO_WHEEL_DETAIL_NO_SCHEDULER 1
-# endif
 #else
 # include <boost/asio/detail/concurrency_hint.hpp>
-# include <boost/asio/detail/scheduler.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+#  include <boost/asio/detail/win_iocp_io_context.hpp>
+# else
+#  include <boost/asio/detail/scheduler.hpp>
+# endif
 # include <boost/asio/detail/timer_queue.hpp>
 # include <boost/asio/detail/timer_scheduler.hpp>
 # include <boost/asio/detail/wait_op.hpp>
@@ -50,22 +73,24 @@
 # endif
 # define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint) \
   BOOST_ASIO_CONCURRENCY_HINT_IS_LOCKING(facility, hint)
-# if defined(BOOST_ASIO_HAS_IOCP) || defined(BOOST_ASIO_WINDOWS_RUNTIME)
-#  define ASIO_WHEEL_DETAIL_NO_SCHEDULER 1
-# endif
 #endif
 
-#if defined(ASIO_WHEEL_DETAIL_NO_SCHEDULER)
-# error "asio_wheel drives its wheel through Asio's scheduler and reactor; Windows is not supported yet"
+#if defined(ASIO_WHEEL_ASIO_WINDOWS_RUNTIME)
+# error "asio_wheel does not support Asio's Windows Runtime backend (never built or tested); Windows desktop (IOCP) is supported"
 #endif
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 /// The io_context's implementation: runs handlers, counts outstanding work.
+#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+using scheduler = asio::detail::win_iocp_io_context;
+#else
 using scheduler = asio::detail::scheduler;
+#endif
 
-/// The reactor that owns the context's timer queues (epoll, io_uring, ...).
+/// The reactor that owns the context's timer queues (epoll, io_uring, ...;
+/// on IOCP the same win_iocp_io_context as `scheduler`).
 using reactor = asio::detail::timer_scheduler;
 
 /// The operation a reactor timer completes.
@@ -132,7 +157,10 @@ inline scheduler_threading threading_of(asio::execution_context& context)
   t.one_thread = (hint && std::strtol(hint, nullptr, 0) == 1) || !t.locking;
   return t;
 #else
-  // As the scheduler of these versions decides its own one_thread_.
+  // As the scheduler of these versions decides its own one_thread_. On IOCP,
+  // win_iocp_io_context keeps the hint too (it hands it to the completion
+  // port and locks regardless); reading it the scheduler's way keeps the
+  // promise the hint makes: UNSAFE still means no other thread calls in.
   const int hint = asio::use_service<scheduler>(context).concurrency_hint();
   scheduler_threading t;
   t.locking = ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(SCHEDULER, hint);

@@ -1,9 +1,9 @@
 //
 // asio_wheel/detail/config.hpp
 //
-// Which Asio the library is compiled against, and the version gates. This is
-// the only file that tests an Asio version macro; everything else asks the
-// ASIO_WHEEL_* macros below.
+// Which Asio the library is compiled against, the version gates and the
+// backend gates. This is the only file that tests an Asio version or backend
+// macro; everything else asks the ASIO_WHEEL_* macros below.
 //
 // Two flavours, chosen per translation unit:
 // - Boost.Asio (the default): namespace boost::asio, boost::system::error_code.
@@ -25,19 +25,49 @@
 #  define ASIO_STANDALONE  // else Asio takes its error codes from Boost.System
 # endif
 # include <asio/version.hpp>
+# include <asio/detail/config.hpp>  // ASIO_HAS_IOCP, ASIO_WINDOWS_RUNTIME
 # define ASIO_WHEEL_ASIO_VERSION ASIO_VERSION
 # define ASIO_WHEEL_FLAVOUR_NAMESPACE standalone_asio
 # if defined(ASIO_NO_DEPRECATED)
 #  define ASIO_WHEEL_ASIO_NO_DEPRECATED 1
 # endif
+# if defined(ASIO_HAS_IOCP)
+#  define ASIO_WHEEL_ASIO_HAS_IOCP 1
+# endif
+# if defined(ASIO_WINDOWS_RUNTIME)
+#  define ASIO_WHEEL_ASIO_WINDOWS_RUNTIME 1
+# endif
 #else
 # include <boost/asio/version.hpp>
+# include <boost/asio/detail/config.hpp>  // BOOST_ASIO_HAS_IOCP, ..._WINDOWS_RUNTIME
 # define ASIO_WHEEL_ASIO_VERSION BOOST_ASIO_VERSION
 # define ASIO_WHEEL_FLAVOUR_NAMESPACE boost_asio
 # if defined(BOOST_ASIO_NO_DEPRECATED)
 #  define ASIO_WHEEL_ASIO_NO_DEPRECATED 1
 # endif
+# if defined(BOOST_ASIO_HAS_IOCP)
+#  define ASIO_WHEEL_ASIO_HAS_IOCP 1
+# endif
+# if defined(BOOST_ASIO_WINDOWS_RUNTIME)
+#  define ASIO_WHEEL_ASIO_WINDOWS_RUNTIME 1
+# endif
 #endif
+
+// ---- Backend gates. ----------------------------------------------------------
+//
+// ASIO_WHEEL_ASIO_HAS_IOCP: Windows, where Asio's io_context is
+// win_iocp_io_context (an I/O completion port) instead of detail::scheduler
+// and a reactor. Its operations are OVERLAPPED-based win_iocp_operation, and
+// its timer queues are serviced by a waitable timer and a thread of its own.
+// The differences this makes are in detail/asio_operation.hpp (the operation
+// type, where the per-operation flags live) and detail/asio_scheduler.hpp
+// (which service is the scheduler, how the drive timer is queued); the lock's
+// sleep is in src/wheel_mutex.cpp. Nothing else tests it.
+//
+// ASIO_WHEEL_ASIO_WINDOWS_RUNTIME: the Windows Runtime (UWP) backend, where
+// timers are serviced by winrt_timer_scheduler. No toolchain available to the
+// project builds or runs it, so it is not supported: detail/asio_scheduler.hpp
+// stops with #error rather than compile something never tested.
 
 /// Opens and closes the library's namespace for the flavour being compiled.
 #define ASIO_WHEEL_NAMESPACE_BEGIN \

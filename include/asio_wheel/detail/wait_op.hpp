@@ -23,30 +23,30 @@ namespace detail {
 struct timer_state;
 
 /// The part of a wait operation the service sees.
-class wait_op_base : public scheduler_operation
+class wait_op_base : public operation_with_flags
 {
 public:
   /// The timer this wait is queued on; null once it expired or was aborted.
   timer_state* timer = nullptr;
 
-  void set_aborted() noexcept { task_result_ |= aborted_bit; }
-  void set_has_cancellation_handler() noexcept { task_result_ |= slot_bit; }
+  void set_aborted() noexcept { set_flags(aborted_bit); }
+  void set_has_cancellation_handler() noexcept { set_flags(slot_bit); }
 
 protected:
-  // The result and the slot flag live in scheduler_operation's task_result_,
-  // which the scheduler leaves alone for posted operations: no extra bytes.
+  // The result and the slot flag (see operation_with_flags for where they
+  // live on each backend).
   static constexpr unsigned aborted_bit = 1;
   static constexpr unsigned slot_bit = 2;
 
   explicit wait_op_base(func_type complete) noexcept
-    : scheduler_operation(complete)
+    : operation_with_flags(complete)
   {
   }
 
-  bool aborted() const noexcept { return (task_result_ & aborted_bit) != 0; }
+  bool aborted() const noexcept { return has_flags(aborted_bit); }
   bool has_cancellation_handler() const noexcept
   {
-    return (task_result_ & slot_bit) != 0;
+    return has_flags(slot_bit);
   }
 };
 

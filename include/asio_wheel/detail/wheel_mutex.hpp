@@ -5,8 +5,9 @@
 // reschedule takes it once, so its uncontended cost is the cost of the
 // library: one compare-and-swap to lock and one exchange to unlock
 // (pthread_mutex costs several times that in instructions). Contended, it
-// spins briefly and then sleeps in the kernel (a futex on Linux), so it
-// behaves like a mutex, not a spinlock, when run() is on several threads.
+// spins briefly and then sleeps in the kernel (a futex on Linux,
+// WaitOnAddress on Windows), so it behaves like a mutex, not a spinlock,
+// when run() is on several threads.
 //
 // It is disabled, as Asio's own locks are, when the io_context was created
 // with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE.
