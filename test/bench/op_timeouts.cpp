@@ -39,11 +39,14 @@
 //
 // N = 10k and 100k (--sizes). Measured per way: process CPU time
 // (CLOCK_PROCESS_CPUTIME_ID of the benchmark, the peer not included) per
-// re-issue over 40k re-issues (--reissues) after 10k of warm-up (--warmup),
+// re-issue over 20k re-issues (--reissues) after 5k of warm-up (--warmup),
 // the handlers of the cancelled timer waits included, and its user / system
-// split (getrusage); the median over 5 repetitions (--reps). The timeout's
-// own CPU is the median over the repetitions of the way's figure minus the
-// no-timeout way's of the same repetition. Memory per pending operation: heap growth
+// split (getrusage); the median over 9 repetitions (--reps: many short
+// phases, because the load of a shared machine drifts within seconds). The
+// timeout's own CPU is the median over the repetitions of the way's figure
+// minus the no-timeout way's of the same repetition. For the wheel, also its
+// drive-timer wakeups and later-round visits during the measurement (work
+// that a re-issue does not pay directly). Memory per pending operation: heap growth
 // (mallinfo2: arena + mmapped bytes, Asio's aligned_alloc'd operations and
 // malloc's headers included) from arming the N reads with their timeouts,
 // divided by N, plus sizeof(steady_timer) for the steady_timer way (its timer
@@ -680,6 +683,8 @@ struct phase_result
   double sys_ns_per_reissue = 0;
   double bytes_per_op = 0;         // heap growth / N (+ sizeof(steady_timer))
   double heap_bytes_per_op = 0;
+  double drive_wakeups_per_s = 0;         // wheel way: the drive timer's
+  double round_revisits_per_reissue = 0;  // wheel way: later-round visits
 };
 
 struct workload
@@ -757,6 +762,10 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
   bool ok = reissue(f, p, w, w.warmup, pick, stamp, batch_number);
 
   const std::string section = "W8 " + what;
+  asio_wheel::wheel_stats measured_from{};
+  if constexpr (W == way::wheel)
+    measured_from = boost::asio::use_service<wheel_service>(f.io()).stats();
+  const auto wall_start = std::chrono::steady_clock::now();
   perf().enable();
   const cpu_split start = cpu_split::now();
   CALLGRIND_ZERO_STATS;
@@ -764,6 +773,17 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
   const cpu_split end = cpu_split::now();
   CALLGRIND_DUMP_STATS_AT(section.c_str());
   perf().disable();
+  const double wall_s = bench::to_ms(std::chrono::steady_clock::now() - wall_start) / 1e3;
+  if constexpr (W == way::wheel)
+  {
+    // The wheel's own work that does not come with a re-issue: wakeups of
+    // its drive timer and visits of entries due in a later round.
+    const asio_wheel::wheel_stats s =
+        boost::asio::use_service<wheel_service>(f.io()).stats();
+    r.drive_wakeups_per_s = static_cast<double>(s.drive_wakeups - measured_from.drive_wakeups) / wall_s;
+    r.round_revisits_per_reissue = static_cast<double>(s.round_revisits - measured_from.round_revisits)
+        / static_cast<double>(w.measured);
+  }
   report.check(ok, what + ": every batch of bytes was written and read (no stall)");
 
   const double m = static_cast<double>(w.measured);
@@ -1062,8 +1082,8 @@ program_options parse(int argc, char** argv)
           "          [--reissues M] [--warmup M] [--ways W,...] [--share-sockets]\n"
           "          [--pairs M]\n"
           "  --sizes          pending reads (default 10000,100000; smoke 200)\n"
-          "  --reissues       re-issues measured per way and repetition (default 40000)\n"
-          "  --warmup         re-issues before the measurement (default 10000)\n"
+          "  --reissues       re-issues measured per way and repetition (default 20000)\n"
+          "  --warmup         re-issues before the measurement (default 5000)\n"
           "  --ways           of wheel, steady_timer, asio, none (default: all there are)\n"
           "  --share-sockets  if the open-file limit cannot be raised to N + %llu,\n"
           "                   put K reads on each of N / K sockets instead of failing\n"
@@ -1162,9 +1182,9 @@ int main(int argc, char** argv)
   if (sizes.empty())
     sizes = opts.smoke ? std::vector<std::size_t>{200}
                        : std::vector<std::size_t>{10000, 100000};
-  const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 5);
-  const std::size_t measured = o.reissues ? o.reissues : (opts.smoke ? 2000 : 40000);
-  const std::size_t warmup = o.warmup ? o.warmup : (opts.smoke ? 500 : 10000);
+  const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 9);
+  const std::size_t measured = o.reissues ? o.reissues : (opts.smoke ? 2000 : 20000);
+  const std::size_t warmup = o.warmup ? o.warmup : (opts.smoke ? 500 : 5000);
 
   // Open files: N sockets (+ slack) in this process and in the peer.
   const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
@@ -1302,6 +1322,13 @@ int main(int argc, char** argv)
         report.measure("W8", impl, r.n, "timeout_bytes_per_op", own_bytes);
       }
       report.measure("W8", impl, r.n, "bytes_per_op", bytes);
+      if (wy == way::wheel)
+      {
+        report.measure("W8", impl, r.n, "drive_wakeups_per_s",
+            r.median_of(wy, &phase_result::drive_wakeups_per_s));
+        report.measure("W8", impl, r.n, "round_revisits_per_reissue",
+            r.median_of(wy, &phase_result::round_revisits_per_reissue));
+      }
       report.measure("W8", impl, r.n, "reads_per_socket",
           static_cast<double>(r.reads_per_socket));
       for (const phase_result& pr : r.results[static_cast<int>(wy)])
@@ -1314,6 +1341,12 @@ int main(int argc, char** argv)
       "bytes/op = heap growth from arming / N (+ sizeof(steady_timer) = %zu for\n"
       "steady_timer), first repetition; user/sys: getrusage's split (tick-sampled).\n",
       sizeof(boost::asio::steady_timer));
+  for (const row& r : rows)
+    if (r.has(way::wheel))
+      std::printf("wheel at N=%s: %.0f drive-timer wakeups/s, %.2f later-round visits per re-issue\n",
+          bench::size_label(r.n).c_str(),
+          r.median_of(way::wheel, &phase_result::drive_wakeups_per_s),
+          r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
 
   // --- the budgets: wheel <= 1:2 of steady_timer, and of asio -----------
   const std::string tag = " (" + asio + ")";

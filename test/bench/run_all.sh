@@ -194,7 +194,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
       "$(fmt "$(value W6 $impl 100000 storm_ms)" 2)"
   done
   echo
-  echo "#### W8 operation timeouts: N pending async_read_some on loopback TCP with a 30 s timeout, re-issued (median of 5 x 40k re-issues)"
+  echo "#### W8 operation timeouts: N pending async_read_some on loopback TCP with a 30 s timeout, re-issued (median of 9 x 20k re-issues)"
   echo
   echo "| Asio | N | reads per socket | timeout | CPU ns per re-issue | timeout's own CPU ns | bytes per pending op | timeout's own bytes |"
   echo "|---|---:|---:|---|---:|---:|---:|---:|"
