@@ -2,7 +2,7 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (SPEC 5, W1-W6) at full size, merges
+# Runs every benchmark of test/bench (SPEC 5, W1-W6 and W8) at full size, merges
 # their JSON reports into OUT_DIR/results.json together with a description of
 # the machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
@@ -13,7 +13,10 @@
 # yet; the benchmark targets are (re)built either way, and only they. Needs
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
 # (skipped if absent); gnuplot for the plots (skipped if absent). The runs
-# take about 90 s on a 2-core machine; about 3 minutes with a fresh build.
+# take about 3 minutes on a 2-core machine (W8's two programs about 80 s of
+# it); about 5 minutes with a fresh build. W8 runs with --share-sockets: where
+# the open-file limit cannot be raised to N, it puts several reads on each
+# socket and says so in its table (column "reads per socket").
 #
 set -eu
 
@@ -25,7 +28,7 @@ build_dir=$1
 out_dir=$2
 script_dir=$(cd "$(dirname "$0")" && pwd)
 repo_dir=$(cd "$script_dir/../.." && pwd)
-programs="bench_churn bench_churn_libev bench_churn_libevent bench_storm bench_idle_fleet bench_memory bench_fairness"
+programs="bench_churn bench_churn_libev bench_churn_libevent bench_storm bench_idle_fleet bench_memory bench_fairness bench_op_timeouts bench_op_timeouts_newer_asio"
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$repo_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -40,12 +43,16 @@ if grep -q '^ASIO_WHEEL_BUILD_BENCHMARKS:BOOL=OFF' "$cache" \
   exit 1
 fi
 found() { grep "^$1:" "$cache" | grep -qv NOTFOUND; }
-targets="bench_churn bench_storm bench_idle_fleet bench_memory bench_fairness"
+targets="bench_churn bench_storm bench_idle_fleet bench_memory bench_fairness bench_op_timeouts"
 if found ASIO_WHEEL_LIBEV_LIBRARY && found ASIO_WHEEL_LIBEV_INCLUDE_DIR; then
   targets="$targets bench_churn_libev"
 fi
 if found ASIO_WHEEL_LIBEVENT_LIBRARY && found ASIO_WHEEL_LIBEVENT_INCLUDE_DIR; then
   targets="$targets bench_churn_libevent"
+fi
+# W8 against a Boost.Asio that has asio::cancel_after (test/bench/CMakeLists.txt).
+if grep -q '^ASIO_WHEEL_BENCH_NEWER_ASIO_INCLUDE_DIR:[^=]*=.' "$cache"; then
+  targets="$targets bench_op_timeouts_newer_asio"
 fi
 # shellcheck disable=SC2086
 cmake --build "$build_dir" --parallel 2 --target $targets
@@ -60,7 +67,12 @@ for p in $programs; do
     continue
   fi
   echo "== $p"
-  "$bench_dir/$p" --json "$out_dir/$p.json" | tee "$out_dir/$p.txt"
+  case $p in
+    bench_op_timeouts*) extra=--share-sockets ;;
+    *) extra= ;;
+  esac
+  # shellcheck disable=SC2086
+  "$bench_dir/$p" $extra --json "$out_dir/$p.json" | tee "$out_dir/$p.txt"
   echo
 done
 elapsed=$(( $(date +%s) - start ))
@@ -104,7 +116,7 @@ value() { # workload impl n metric
 fmt() { # value [decimals]
   case $1 in -) printf '-' ;; *) awk -v v="$1" -v d="${2:-1}" 'BEGIN { printf "%.*f", d, v }' ;; esac
 }
-label() { case $1 in 1000) echo 1k ;; 100000) echo 100k ;; 1000000) echo 1M ;; *) echo "$1" ;; esac; }
+label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 1000000) echo 1M ;; *) echo "$1" ;; esac; }
 {
   echo "Machine: $cpu, $cores cores, $kernel, $compiler_version, Boost $boost_version;"
   echo "load average after the run: $load (the machine is shared). Revision $revision, $(date -u +%Y-%m-%d)."
@@ -180,6 +192,33 @@ label() { case $1 in 1000) echo 1k ;; 100000) echo 100k ;; 1000000) echo 1M ;; *
       "$(fmt "$(value W6 $impl 100000 median_rtt_before_storm_us)")" \
       "$(fmt "$(value W6 $impl 100000 worst_rtt_cpu_us)")" \
       "$(fmt "$(value W6 $impl 100000 storm_ms)" 2)"
+  done
+  echo
+  echo "#### W8 operation timeouts: N pending async_read_some on loopback TCP with a 30 s timeout, re-issued (median of 9 x 20k re-issues)"
+  echo
+  echo "| Asio | N | reads per socket | timeout | CPU ns per re-issue | timeout's own CPU ns | bytes per pending op | timeout's own bytes |"
+  echo "|---|---:|---:|---|---:|---:|---:|---:|"
+  for prog in op_timeouts op_timeouts_newer_asio; do
+    records=$(grep "\"program\":\"$prog\"" "$out_dir/results.json" || true)
+    [ -n "$records" ] || continue
+    asio=$(printf '%s\n' "$records" | grep '"key":"asio_version"' \
+      | sed 's/.*"value":"Boost.Asio \([^"]*\)".*/\1/' | head -n 1)
+    for n in 10000 100000; do
+      for impl in asio_wheel_cancel_after steady_timer_per_op asio_cancel_after no_timeout; do
+        w8() { # metric
+          v=$(printf '%s\n' "$records" | grep '"kind":"measurement"' | grep "\"impl\":\"$impl\"" \
+            | grep "\"n\":$n," | grep "\"metric\":\"$1\"" \
+            | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
+          printf '%s' "${v:--}"
+        }
+        cpu=$(w8 ns_per_reissue)
+        [ "$cpu" != - ] || continue
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$asio" "$(label $n)" \
+          "$(fmt "$(w8 reads_per_socket)" 0)" "$impl" "$(fmt "$cpu" 0)" \
+          "$(fmt "$(w8 timeout_ns_per_reissue)" 0)" "$(fmt "$(w8 bytes_per_op)" 0)" \
+          "$(fmt "$(w8 timeout_bytes_per_op)" 0)"
+      done
+    done
   done
   echo
   echo "#### Budgets"

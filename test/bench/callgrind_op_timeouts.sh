@@ -1,0 +1,110 @@
+#!/bin/sh
+#
+# test/bench/callgrind_op_timeouts.sh BENCH_PROGRAM OUT_DIR
+#
+# Instruction counts of W8 (SPEC 5) and of SPEC 9's target (<= 300
+# instructions per arm + disarm pair of a wheel timeout), with
+# valgrind --tool=callgrind on bench_op_timeouts or
+# bench_op_timeouts_newer_asio. Each measured section of the program is
+# delimited with callgrind client requests (CALLGRIND_ZERO_STATS before,
+# CALLGRIND_DUMP_STATS_AT after), so each dump holds that section alone.
+#
+#   1. BENCH_PROGRAM --pairs 100000: for each way, 100k operations started
+#      with the way's timeout on a fake operation (no I/O: it stores its
+#      handler and completes it at once with success; 1000 other timeouts
+#      pending; io.poll() every 256). Instructions per operation, minus those
+#      of the same operation without a timeout: what one arm + withdraw pair
+#      of the timeout costs, adapter included. For the wheel, also the
+#      inclusive cost per pair of the parts (the service's arm_timeout and
+#      withdraw_timeout are the wheel entry's arm and withdraw proper).
+#   2. BENCH_PROGRAM --sizes 2000 --reps 1 --reissues 20000 --warmup 5000:
+#      the W8 workload over loopback TCP at N = 2000; instructions per
+#      re-issue of each way, minus the no-timeout way's.
+#
+# What is counted: the user-space instructions of the benchmark process
+# only. The kernel's work in system calls (recv, epoll_wait) is not, nor is
+# the peer process. Under valgrind, clock_gettime is a system call (valgrind
+# hides the vDSO), so a clock read counts ~30 instructions of libc instead of
+# the vDSO's few dozen. Writes OUT_DIR/callgrind.out.* and
+# OUT_DIR/callgrind_summary.txt (also printed). Takes about 15 s.
+#
+set -eu
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 BENCH_PROGRAM OUT_DIR" >&2
+  exit 2
+fi
+program=$1
+out_dir=$2
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (Debian: valgrind)" >&2; exit 1; }
+command -v callgrind_annotate >/dev/null 2>&1 || { echo "callgrind_annotate not found" >&2; exit 1; }
+mkdir -p "$out_dir"
+rm -f "$out_dir"/callgrind.out.*
+
+pairs=100000
+reissues=20000
+valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.pairs.%p" \
+  "$program" --pairs $pairs > "$out_dir/callgrind_pairs.txt" 2> "$out_dir/callgrind_pairs.log"
+valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.w8.%p" \
+  "$program" --sizes 2000 --reps 1 --reissues $reissues --warmup 5000 \
+  > "$out_dir/callgrind_w8.txt" 2> "$out_dir/callgrind_w8.log"
+
+# label<TAB>instructions of every dump the client requests made
+# (callgrind.out.KIND.PID.PART; the PID-only files are the ends of the
+# processes, the peer's included).
+sections() {
+  for f in "$out_dir"/callgrind.out.$1.*.*; do
+    [ -f "$f" ] || continue
+    label=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
+    ir=$(sed -n 's/^summary: //p' "$f")
+    printf '%s\t%s\t%s\n' "$label" "$ir" "$f"
+  done
+}
+
+# Inclusive instructions per operation of the functions matching PATTERN.
+inclusive() { # file pattern count
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null \
+    | grep -F -- "$2" | head -n 1 \
+    | awk -v n="$3" '{ gsub(",", "", $1); printf "%.1f", $1 / n }'
+}
+
+{
+  version=$(sed -n 's/^W8 .*(\(Boost.Asio [0-9.]*\)).*/\1/p' "$out_dir/callgrind_w8.txt" | head -n 1)
+  echo "callgrind instruction counts of $(basename "$program") (${version:-?}), user space only"
+  echo
+  echo "1. Arm + withdraw pairs: $pairs operations per way on a fake operation"
+  echo
+  echo "| way | instructions per operation | minus no timeout |"
+  echo "|---|---:|---:|"
+  sections pairs | awk -F'\t' -v n=$pairs '
+    { way = $1; sub(/^pairs /, "", way); ir[way] = $2 / n; order[++k] = way }
+    END { for (i = 1; i <= k; i++) { w = order[i];
+            printf "| %s | %.1f | %s |\n", w, ir[w],
+              (w == "none" ? "-" : sprintf("%.1f", ir[w] - ir["none"])) } }'
+  wheel_dump=$(sections pairs | awk -F'\t' '$1 == "pairs wheel" { print $3 }')
+  if [ -n "$wheel_dump" ]; then
+    echo
+    echo "Of the wheel's pair (inclusive instructions per operation):"
+    echo
+    echo "| part | instructions |"
+    echo "|---|---:|"
+    for part in "::arm_timeout(" "::withdraw_timeout(" "timing_wheel::insert(" \
+        "timing_wheel::erase(" "service_registry::do_use_service(" \
+        "pthread_mutex_lock" "op_pool::allocate(" "op_pool::deallocate(" \
+        "steady_clock::now()"; do
+      v=$(inclusive "$wheel_dump" "$part" $pairs)
+      printf '| %s | %s |\n' "$part" "${v:--}"
+    done
+  fi
+  echo
+  echo "2. W8 workload, N = 2000 loopback TCP reads, $reissues re-issues per way"
+  echo
+  echo "| way | instructions per re-issue | minus no timeout |"
+  echo "|---|---:|---:|"
+  sections w8 | awk -F'\t' -v n=$reissues '
+    { way = $1; sub(/^W8 /, "", way); sub(/ N=.*/, "", way); ir[way] = $2 / n; order[++k] = way }
+    END { for (i = 1; i <= k; i++) { w = order[i];
+            printf "| %s | %.0f | %s |\n", w, ir[w],
+              (w == "none" ? "-" : sprintf("%.0f", ir[w] - ir["none"])) } }'
+} > "$out_dir/callgrind_summary.txt"
+cat "$out_dir/callgrind_summary.txt"
