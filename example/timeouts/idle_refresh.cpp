@@ -1,0 +1,100 @@
+//
+// example/timeouts/idle_refresh.cpp
+//
+// An echo server whose connections close after a period without input, with one
+// asio_wheel::wheel_timer per connection: the timer waits once, and every line received moves
+// its expiry with reschedule_after(). No wait is cancelled and none is started again, so a
+// refresh is a few stores. Use this form when one deadline covers many operations (an idle
+// timeout, a keepalive) and you refresh it often.
+//
+// Usage: idle_refresh [--port P] [--idle-ms MS] [--check]
+//   --port P      listen on 127.0.0.1:P (default 0: any free port, printed)
+//   --idle-ms MS  the idle timeout (default 30000)
+//   --check       connect a talking and a silent client, check that only the silent one is
+//                 closed, and exit (status 0 if so)
+//
+
+#include "net.hpp"
+#include "options.hpp"
+#include "self_check.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+class session : public std::enable_shared_from_this<session>
+{
+public:
+  session(tcp::socket socket, std::chrono::milliseconds idle)
+    : socket_(std::move(socket)), idle_(idle), idle_timer_(socket_.get_executor())
+  {
+  }
+
+  void start()
+  {
+    idle_timer_.expires_after(idle_);
+    // One wait for the whole connection: it completes without error only when the connection
+    // has been idle for idle_, since every read moved its expiry.
+    idle_timer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (!ec)
+        self->socket_.close();  // the pending read completes with operation_aborted
+    });
+    read();
+  }
+
+private:
+  void read()
+  {
+    socket_.async_read_some(net::buffer(data_),
+        [self = shared_from_this()](error_code ec, std::size_t n) {
+          if (ec)
+          {
+            self->idle_timer_.cancel();
+            return;
+          }
+          self->idle_timer_.reschedule_after(self->idle_);  // input: idle again from now
+          net::async_write(self->socket_, net::buffer(self->data_, n),
+              [self](error_code ec, std::size_t) {
+                if (!ec)
+                  self->read();
+                else
+                  self->idle_timer_.cancel();
+              });
+        });
+  }
+
+  tcp::socket socket_;
+  std::chrono::milliseconds idle_;
+  asio_wheel::wheel_timer idle_timer_;
+  char data_[1024];
+};
+
+void accept(tcp::acceptor& acceptor, std::chrono::milliseconds idle)
+{
+  acceptor.async_accept([&acceptor, idle](error_code ec, tcp::socket socket) {
+    if (!ec)
+      std::make_shared<session>(std::move(socket), idle)->start();
+    accept(acceptor, idle);
+  });
+}
+
+int main(int argc, char** argv)
+{
+  try
+  {
+    const example_options options = parse_options("idle_refresh", argc, argv);
+    net::io_context io(1);
+    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
+    std::cout << "idle_refresh: listening on " << acceptor.local_endpoint() << ", idle timeout "
+              << options.idle.count() << " ms" << std::endl;
+    accept(acceptor, options.idle);
+    if (options.check)
+      return self_check::run(io, acceptor.local_endpoint(), options.idle);
+    io.run();
+  }
+  catch (const std::exception& e)
+  {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,71 @@
+//
+// example/timeouts/read_timeout.cpp
+//
+// The same echo server written as a coroutine, with a timeout on each read instead of a timer
+// per connection: asio_wheel::cancel_after(idle, token) cancels the read if no input arrives
+// within idle, with the semantics of Asio's own cancel_after (Boost 1.86+) but as an entry in
+// the context's timing wheel, on every Asio the library supports. A read that completes in
+// time takes its timeout back from the wheel in O(1), with no completion of its own. Use this
+// form when each operation has its own deadline, or when the code is written with completion
+// tokens (coroutines, deferred operations) rather than long-lived objects.
+//
+// Usage: read_timeout [--port P] [--idle-ms MS] [--check]   (see idle_refresh.cpp)
+//
+
+#include "net.hpp"
+#include "options.hpp"
+#include "self_check.hpp"
+
+#include <asio_wheel/cancel_after.hpp>
+
+#include <chrono>
+#include <iostream>
+
+net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
+{
+  char data[1024];
+  try
+  {
+    for (;;)
+    {
+      // No input within idle: the read is cancelled and throws operation_aborted.
+      const std::size_t n = co_await socket.async_read_some(net::buffer(data),
+          asio_wheel::cancel_after(idle, net::use_awaitable));
+      co_await net::async_write(socket, net::buffer(data, n), net::use_awaitable);
+    }
+  }
+  catch (const system_error&)
+  {
+    // operation_aborted (idle), eof (the client left) or a socket error: close either way.
+  }
+}
+
+net::awaitable<void> listen(tcp::acceptor& acceptor, std::chrono::milliseconds idle)
+{
+  for (;;)
+  {
+    tcp::socket socket = co_await acceptor.async_accept(net::use_awaitable);
+    net::co_spawn(acceptor.get_executor(), session(std::move(socket), idle), net::detached);
+  }
+}
+
+int main(int argc, char** argv)
+{
+  try
+  {
+    const example_options options = parse_options("read_timeout", argc, argv);
+    net::io_context io(1);
+    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
+    std::cout << "read_timeout: listening on " << acceptor.local_endpoint() << ", idle timeout "
+              << options.idle.count() << " ms" << std::endl;
+    net::co_spawn(io, listen(acceptor, options.idle), net::detached);
+    if (options.check)
+      return self_check::run(io, acceptor.local_endpoint(), options.idle);
+    io.run();
+  }
+  catch (const std::exception& e)
+  {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}
