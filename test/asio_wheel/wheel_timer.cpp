@@ -308,10 +308,10 @@ void run_probes(asio::io_context& io, std::vector<std::unique_ptr<probe>>& probe
     manual_clock::time_point start, std::mt19937_64& rng, bool whole_tick_steps)
 {
   manual_timer never(io, manual_clock::time_point::max());
-  manual_timer far(io, start + manual_clock::duration::max() / 2);
+  manual_timer distant(io, start + manual_clock::duration::max() / 2);
   wait_record never_record, far_record;
   never.async_wait(record_into(never_record));
-  far.async_wait(record_into(far_record));
+  distant.async_wait(record_into(far_record));
 
   std::uniform_int_distribution<std::int64_t> step(1, tick.count());
   settle(io);
@@ -342,7 +342,7 @@ void run_probes(asio::io_context& io, std::vector<std::unique_ptr<probe>>& probe
   BOOST_TEST(never_record.calls == 0, "time_point::max() fired");
   BOOST_TEST(far_record.calls == 0, "an expiry 146 years ahead fired");
   BOOST_TEST(never.cancel() == 1u);
-  BOOST_TEST(far.cancel() == 1u);
+  BOOST_TEST(distant.cancel() == 1u);
   settle(io);
   BOOST_TEST(never_record.aborted_once());
   BOOST_TEST(far_record.aborted_once());

@@ -107,9 +107,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(constructors_with_time_point_set_that_expiry, Time
   Timer from_context(io, expiry);
   BOOST_TEST(ns_since_epoch(from_executor.expiry()) == ns_since_epoch(expiry));
   BOOST_TEST(ns_since_epoch(from_context.expiry()) == ns_since_epoch(expiry));
-  const auto far = Timer::time_point::max();
-  Timer far_timer(io, far);
-  BOOST_TEST((far_timer.expiry() == far), "time_point::max() was not kept as the expiry");
+  const auto latest = Timer::time_point::max();
+  Timer far_timer(io, latest);
+  BOOST_TEST((far_timer.expiry() == latest), "time_point::max() was not kept as the expiry");
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(constructors_with_duration_expire_that_long_after_now, Timer, timer_types) {
