@@ -120,7 +120,9 @@ inline manual_clock::time_point align_clock_to(std::chrono::nanoseconds tick)
 // that is due. run_one_for blocks in epoll until that signal arrives (manual_wait_traits makes
 // every wait zero, so it arrives at once while a timer is queued). The io_uring reactor has no
 // timerfd but does not look at the clock on every turn: look_at_timers_now() makes it look
-// first, and then polling until nothing runs is exact. Returns the number of handlers run.
+// first, and then polling until nothing runs is exact. On IOCP poll() never looks at the timer
+// queues, so each time it finds nothing, look_at_timers_now() looks. Returns the number of
+// handlers run.
 // Bounded, so a library that keeps posting work fails the test instead of hanging.
 inline std::size_t settle(asio::io_context& io)
 {
@@ -129,7 +131,10 @@ inline std::size_t settle(asio::io_context& io)
   for (int round = 0; round < 100'000; ++round)
   {
     std::size_t n = io.poll();
-#if !defined(ASIO_WHEEL_TEST_IO_URING)
+#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+    if (n == 0)
+      n = look_at_timers_now(io);  // poll() on IOCP never looks at the timer queues
+#elif !defined(ASIO_WHEEL_TEST_IO_URING)
     if (n == 0)
       n = io.run_one_for(300us);
 #endif
