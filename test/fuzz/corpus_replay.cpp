@@ -19,7 +19,7 @@ bool run_file(const std::filesystem::path& p)
   std::ifstream in(p, std::ios::binary);
   if (!in)
   {
-    std::fprintf(stderr, "corpus_replay: cannot read %s\n", p.c_str());
+    std::fprintf(stderr, "corpus_replay: cannot read %s\n", p.string().c_str());
     return false;
   }
   const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
