@@ -2,7 +2,9 @@
 // shares with it. Every error message starts with the flag it is about.
 #include "options.hpp"
 
+#if !defined(_WIN32)
 #include <sys/resource.h>
+#endif
 
 #include <boost/asio/ip/address.hpp>
 
@@ -119,6 +121,9 @@ std::string server_usage(const std::string& program) {
 }
 
 std::uint64_t raise_open_files_limit() {
+#if defined(_WIN32)
+  return 0;  // Windows has no per-process limit on open sockets to raise
+#else
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
   if (limit.rlim_cur < limit.rlim_max) {
@@ -127,6 +132,7 @@ std::uint64_t raise_open_files_limit() {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
   }
   return limit.rlim_cur;
+#endif
 }
 
 }  // namespace keepalive_chat

@@ -77,7 +77,8 @@ server_options parse_server_options(int argc, char** argv);
 std::string server_usage(const std::string& program);
 
 // Raises the soft RLIMIT_NOFILE to the hard limit (a server holding ten
-// thousand sockets needs more than the usual 1024). Returns the new soft limit.
+// thousand sockets needs more than the usual 1024). Returns the new soft limit
+// (0 on Windows, which has no such limit).
 std::uint64_t raise_open_files_limit();
 
 }  // namespace keepalive_chat
