@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -99,6 +100,7 @@ std::optional<std::string> child_process::read_stdout_line(milliseconds timeout)
     if (const auto nl = stdout_buffer_.find('\n'); nl != std::string::npos) {
       std::string line = stdout_buffer_.substr(0, nl);
       stdout_buffer_.erase(0, nl + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
       return line;
     }
     if (!wait_readable(stdout_fd_, deadline)) return std::nullopt;
@@ -118,6 +120,9 @@ std::string child_process::read_rest_of_stdout(milliseconds timeout) {
 std::string child_process::read_rest_of_stderr(milliseconds timeout) { return read_until_eof(stderr_fd_, timeout); }
 
 void child_process::send_signal(int signal) {
+  // A Windows program has no SIGTERM (Wine kills it on one); its stop request is Ctrl-C,
+  // which Wine makes of SIGINT. See server_binary().
+  if (signal == SIGTERM && server_is_windows_program()) signal = SIGINT;
   if (!exit_status_) ::kill(pid_, signal);
 }
 
@@ -132,8 +137,18 @@ std::optional<int> child_process::wait_for_exit(milliseconds timeout) {
 
 // ---------------------------------------------------------------- server_process
 
+const char* server_binary() {
+  const char* other = std::getenv("KEEPALIVE_CHAT_SERVER");
+  return other && *other ? other : KEEPALIVE_CHAT_SERVER;
+}
+
+bool server_is_windows_program() {
+  const char* windows = std::getenv("KEEPALIVE_CHAT_SERVER_WINDOWS");
+  return windows && std::string_view(windows) == "1";
+}
+
 server_process::server_process(const std::vector<std::string>& flags)
-    : process_(KEEPALIVE_CHAT_SERVER, [&] {
+    : process_(server_binary(), [&] {
         std::vector<std::string> args{"--port", "0"};
         args.insert(args.end(), flags.begin(), flags.end());
         return args;

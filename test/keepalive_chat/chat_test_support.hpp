@@ -26,6 +26,13 @@ using std::chrono::milliseconds;
 inline constexpr milliseconds tick{10};
 inline constexpr milliseconds allowed_lateness = tick + milliseconds{100};
 
+// The server binary the tests start: the build's (KEEPALIVE_CHAT_SERVER), or the program the
+// environment variable KEEPALIVE_CHAT_SERVER names: scripts/windows points it at the Windows
+// build's server run under Wine, so that these tests drive it over loopback, and sets
+// KEEPALIVE_CHAT_SERVER_WINDOWS=1, which makes send_signal(SIGTERM) send SIGINT (Ctrl-C).
+const char* server_binary();
+bool server_is_windows_program();
+
 class child_process {
  public:
   child_process(const std::string& path, const std::vector<std::string>& args, bool capture_stderr = false);
@@ -34,12 +41,13 @@ class child_process {
   child_process& operator=(const child_process&) = delete;
 
   pid_t pid() const { return pid_; }
-  // One line of stdout without the '\n'; nullopt on timeout or end of output.
+  // One line of stdout without the '\n' (nor a '\r' before it: a Windows program's stdout
+  // ends lines with "\r\n"); nullopt on timeout or end of output.
   std::optional<std::string> read_stdout_line(milliseconds timeout);
   // Everything left on stdout / stderr until the child closes it (bounded by timeout).
   std::string read_rest_of_stdout(milliseconds timeout);
   std::string read_rest_of_stderr(milliseconds timeout);
-  void send_signal(int signal);
+  void send_signal(int signal);  // SIGTERM is sent as SIGINT to a Windows server
   // The exit status if the child exited within timeout; nullopt if it is still
   // running; 128 + N if it was killed by signal N.
   std::optional<int> wait_for_exit(milliseconds timeout);

@@ -374,7 +374,7 @@ BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag) {
       {"--write-timeout", "1h"},   {"--frobnicate", "1"},      {"--port"},
   };
   for (const auto& args : cases) {
-    child_process server(KEEPALIVE_CHAT_SERVER, args, /*capture_stderr=*/true);
+    child_process server(server_binary(), args, /*capture_stderr=*/true);
     const std::string out = server.read_rest_of_stdout(5000ms);
     const std::string err = server.read_rest_of_stderr(5000ms);
     const auto status = server.wait_for_exit(5000ms);
@@ -389,7 +389,7 @@ BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag) {
 }
 
 BOOST_AUTO_TEST_CASE(help_lists_every_flag_and_exits_zero) {
-  child_process server(KEEPALIVE_CHAT_SERVER, {"--help"});
+  child_process server(server_binary(), {"--help"});
   const std::string out = server.read_rest_of_stdout(5000ms);
   const auto status = server.wait_for_exit(5000ms);
   BOOST_TEST_REQUIRE(status.has_value());
