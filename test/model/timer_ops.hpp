@@ -670,7 +670,7 @@ private:
     for (int round = 0; round < settle_round_limit; ++round)
 #if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
       // poll() does not look at the timer queues on IOCP (see manual_clock.hpp).
-      if (io_.poll() == 0 && asio_wheel_test::check_timer_queues(io_) == 0)
+      if (io_.poll() == 0 && asio_wheel_test::look_at_timers_now(io_) == 0)
         return true;
 #else
       if (io_.poll() == 0)
