@@ -44,6 +44,11 @@ endfunction()
 target_regex(boost_regex ${boost_targets})
 target_regex(standalone_regex ${standalone_targets})
 
+# The folder a Boost.Asio header must come from, with any link in the path resolved: the
+# compiler may record the resolved path (the mingw-w64 build sees /usr/include/boost through
+# a link, cmake/mingw-w64.cmake).
+get_filename_component(boost_asio_dir "${BOOST_ASIO_ROOT}/boost/asio" REALPATH)
+
 set(failures "")
 set(object "")
 set(flavour "")
@@ -73,7 +78,7 @@ foreach(line IN LISTS lines)
     set(asio_count 0)
     if(boost_targets AND object MATCHES "${boost_regex}")
       set(flavour boost)
-      set(root "${BOOST_ASIO_ROOT}/boost/asio/")
+      set(root "${boost_asio_dir}/")
       list(APPEND checked_objects "${object}")
     elseif(standalone_targets AND object MATCHES "${standalone_regex}")
       set(flavour standalone)
