@@ -55,7 +55,8 @@ struct wheel_stats
   /// Waits not yet expired nor cancelled.
   std::size_t pending_waits = 0;
 
-  /// Waits that expired and wait in the service's fairness queue for a slice.
+  /// Waits decided (expired, or aborted) whose handler no slice has called
+  /// yet: they wait in the service's queues for a slice.
   std::size_t queued_completions = 0;
 
   /// Times the drive timer completed (each is one event-loop wakeup).
@@ -82,6 +83,16 @@ struct wheel_stats
 
   /// Entries visited in their slot that were due in a later round.
   std::uint64_t round_revisits = 0;
+
+  /// Slices run: batches of decided waits (expired or aborted) whose
+  /// handlers the service called itself, one scheduler operation each,
+  /// with one thread or several (see doc/design.md, "Completion and
+  /// fairness").
+  std::uint64_t slices = 0;
+
+  /// Handlers called in those slices; sliced_completions / slices is the
+  /// average batch.
+  std::uint64_t sliced_completions = 0;
 
   /// The largest lateness observed when the wheel found a wait due: that
   /// time minus the wait's expiry (at most a tick plus the loop's delay in

@@ -483,7 +483,7 @@ private:
       decided_waits& done, std::size_t max_aborted)
   {
     std::size_t n = 0;
-    if (slices_.one_thread() && max_aborted != 0)
+    if (max_aborted != 0)
     {
       detail::wait_op_base*& front = detail::op_queue_access::front(impl.waits);
       detail::wait_op_base*& back = detail::op_queue_access::back(impl.waits);
@@ -712,38 +712,51 @@ private:
     bool post_slice = false;
     {
       lock_type lock(mutex_);
-      if (wheel_.advancing() && !slices_.has_expired())
-        advance_wheel(wheel_.horizon());  // the next part of a storm
-      post_slice = slices_.take_slice(batch,
-          options_.max_completions_per_slice, wheel_.advancing());
+      // The next part of a storm. Several threads: also when fewer than a
+      // budget wait, so that half of what waits is still a full slice.
+      if (wheel_.advancing() && (!slices_.has_expired()
+            || (!slices_.one_thread()
+              && slices_.queued() < options_.max_completions_per_slice)))
+        advance_wheel(wheel_.horizon());
+      const std::size_t n = slices_.take_slice(batch,
+          options_.max_completions_per_slice, wheel_.advancing(), post_slice);
+      if (n != 0)
+      {
+        ++stats_.slices;
+        stats_.sliced_completions += n;
+      }
     }
-    if (!slices_.one_thread())
-    {
-      // Several threads run the context: let them share the handlers.
-      slices_.post(batch);
-      if (post_slice)
-        slices_.post_slice();
-      return;
-    }
+    // Several threads: the rest is handed off before this batch runs, so
+    // another thread can take the next slice meanwhile.
+    if (post_slice)
+      slices_.post_slice();
 
-    // One thread: call the handlers here. If one throws, what did not run
-    // is put back and the exception leaves run() as with Asio's own timers.
+    // Call the handlers here. If one throws, what did not run is put back
+    // and the exception leaves run() as with Asio's own timers. One thread:
+    // the slice operation is posted again afterwards if waits remain.
     struct resume_on_exit
     {
       wheel_timer_service* service;
       detail::wait_op_queue& rest;
-      ~resume_on_exit() { service->resume_slices(rest); }
+      ~resume_on_exit()
+      {
+        if (service->slices_.one_thread() || !rest.empty())
+          service->resume_slices(rest);
+      }
     } resume{this, batch};
     slices_.call_handlers(batch);
   }
 
-  // After a one-thread slice: puts back the waits a throwing handler left,
-  // and posts the slice operation if waits remain. Lock not held.
+  // After a one-thread slice, or a handler that threw: puts back the waits
+  // the batch did not reach, and posts the slice operation if waits remain.
+  // Lock not held.
   void resume_slices(detail::wait_op_queue& rest)
   {
     bool post_slice = false;
     {
       lock_type lock(mutex_);
+      // Waits put back were not called: they count in the slice that calls them.
+      stats_.sliced_completions -= detail::completion_slices::count(rest);
       post_slice = slices_.put_back(rest, wheel_.advancing());
     }
     if (post_slice)

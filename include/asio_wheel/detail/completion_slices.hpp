@@ -5,28 +5,37 @@
 //
 // A wait's result is decided with the service's lock held (it expired, or it
 // was aborted); its handler must run later, outside the lock and never
-// inside the call that decided it. Two paths:
+// inside the call that decided it. Decided waits are queued here and a
+// "slice" operation, posted to the scheduler, calls their handlers in a
+// batch, each exactly as the scheduler would (through handler_work), which
+// saves the scheduler one queue operation (and, with several threads, one
+// lock and one wakeup) per handler. How large a slice is depends on how
+// many threads may run the context:
 //
-// - Several threads may run the context: decided waits are posted to the
-//   scheduler as soon as the lock is released, so any thread can take them.
-// - At most one thread runs it (scheduler_threading::one_thread): decided
-//   waits are queued here and the next slice calls their handlers in a
-//   batch, each exactly as the scheduler would (through handler_work), which
-//   saves the scheduler one queue operation per handler.
+// - At most one thread (scheduler_threading::one_thread): a slice takes
+//   every decided wait and at most max_completions_per_slice expired ones,
+//   runs them, and only then posts the slice operation again if waits remain.
+// - Several threads: a slice takes at most max_completions_per_slice waits,
+//   and at most half of those queued (rounded up); if any remain, the slice
+//   operation is posted again *before* the batch runs, so that another
+//   thread can take the next slice while this one runs. A slow handler thus
+//   holds back at most the rest of its own slice (fewer than the budget,
+//   and no more than the waits left for the other threads), never waits
+//   that another thread could take.
 //
 // Fairness: the waits a drive wakeup finds expired wait in `expired`, and a
 // slice takes at most max_completions_per_slice of them; if more remain, the
 // slice operation is posted behind whatever became ready meanwhile, so I/O
 // on the same context keeps flowing during a storm of expiries.
 //
-// Deferred aborts (one thread only): aborting a timer's lone wait, the
+// Deferred aborts: aborting a timer's lone wait, the
 // idle-timeout re-arm, does not write to the wait's operation, which was
 // allocated when the timer was last armed and is out of cache. Its pointer
 // goes to a fixed array, and a whole batch is marked at once, with
 // prefetching, before anything else is decided or the next slice runs.
 //
-// All members except send(), post_slice(), post() and call_handlers() are
-// called with the service's lock held.
+// All members except send(), post_slice() and call_handlers() are called
+// with the service's lock held.
 //
 
 #ifndef ASIO_WHEEL_DETAIL_COMPLETION_SLICES_HPP
@@ -37,6 +46,7 @@
 #include <asio_wheel/detail/prefetch.hpp>
 #include <asio_wheel/detail/wait_op.hpp>
 
+#include <algorithm>
 #include <cstddef>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
@@ -51,8 +61,7 @@ public:
   /// Waits decided under the lock, to be sent once it is released.
   struct decided_waits
   {
-    wait_op_queue to_post;    // several threads: posted one by one
-    bool post_slice = false;  // one thread: the slice operation must be posted
+    bool post_slice = false;  // the slice operation must be posted
   };
 
   completion_slices(scheduler& s, bool one_thread,
@@ -77,19 +86,14 @@ public:
   /// set): its handler runs after the lock is released.
   void complete(decided_waits& done, wait_op_base* op)
   {
-    if (one_thread_)
-    {
-      mark_deferred_aborts();  // keeps the order of the decisions
-      decided_.push(op);
-      ++decided_count_;
-      ++queued_;
-      request_slice(done);
-    }
-    else
-      done.to_post.push(op);
+    mark_deferred_aborts();  // keeps the order of the decisions
+    decided_.push(op);
+    ++decided_count_;
+    ++queued_;
+    request_slice(done);
   }
 
-  /// One thread only: aborts the lone wait @p op without writing to it.
+  /// Aborts the lone wait @p op without writing to it.
   /// Until marked, op->timer is stale; whoever reads it (per-operation
   /// cancellation) calls mark_deferred_aborts() first.
   void defer_abort(decided_waits& done, wait_op_base* op)
@@ -133,18 +137,42 @@ public:
   /// The slice operation is running: it may be posted again.
   void slice_started() noexcept { slice_posted_ = false; }
 
-  /// Takes the next slice into @p batch: every decided wait and at most
-  /// @p budget expired ones. @p more_to_expire: the wheel has not finished
-  /// finding the waits of the current wakeup. Returns true when the caller
-  /// must post the slice operation (several threads; one thread decides
-  /// after the batch has run, see put_back).
-  bool take_slice(wait_op_queue& batch, std::size_t budget,
-      bool more_to_expire)
+  /// Takes the next slice into @p batch and returns how many waits it took.
+  /// One thread: every decided wait and at most @p budget expired ones.
+  /// Several threads: at most @p budget waits, decided ones first, and at
+  /// most half of the queued ones (rounded up).
+  /// @p more_to_expire: the wheel has not finished finding the waits of the
+  /// current wakeup. Sets @p post_slice when the caller must post the slice
+  /// operation before running the batch (several threads; one thread
+  /// decides after the batch has run, see put_back).
+  std::size_t take_slice(wait_op_queue& batch, std::size_t budget,
+      bool more_to_expire, bool& post_slice)
   {
     mark_deferred_aborts();
-    std::size_t n = decided_count_;
-    batch.push(decided_);
-    decided_count_ = 0;
+    std::size_t n = 0;
+    if (one_thread_)
+    {
+      n = decided_count_;
+      batch.push(decided_);
+      decided_count_ = 0;
+    }
+    else
+    {
+      // Half of what waits, rounded up (queued_ is decided_ plus expired_
+      // here: the deferred aborts were just marked), so that the other half is there for
+      // another thread while this batch runs.
+      budget = (std::min)(budget, queued_ - queued_ / 2);
+      for (; n < budget; ++n)
+      {
+        wait_op_base* op = decided_.front();
+        if (!op)
+          break;
+        decided_.pop();
+        batch.push(op);
+      }
+      decided_count_ -= n;
+      budget -= n;
+    }
     for (; budget; --budget)
     {
       wait_op_base* op = expired_.front();
@@ -155,13 +183,16 @@ public:
       ++n;
     }
     queued_ -= n;
-    return !one_thread_ && (!expired_.empty() || more_to_expire)
+    post_slice = !one_thread_
+      && (!decided_.empty() || !expired_.empty() || more_to_expire)
       && claim_slice();
+    return n;
   }
 
-  /// One thread, after a batch: puts back the waits a throwing handler left
-  /// uncalled (first in line), and returns true when the caller must post
-  /// the slice operation because waits remain.
+  /// After a batch (one thread), or when a handler threw (several
+  /// threads): puts back the waits a throwing handler left uncalled (first
+  /// in line), and returns true when the caller must post the slice
+  /// operation because waits remain.
   bool put_back(wait_op_queue& rest, bool more_to_expire)
   {
     if (!rest.empty())
@@ -189,7 +220,6 @@ public:
   /// Sends what was decided under the lock. Lock not held.
   void send(decided_waits& done)
   {
-    post(done.to_post);
     if (done.post_slice)
       post_slice();
   }
@@ -200,19 +230,8 @@ public:
     scheduler_.post_immediate_completion(&slice_op_, false);
   }
 
-  /// Hands operations to the scheduler; their work was counted when the
-  /// waits started. Lock not held.
-  void post(wait_op_queue& ops)
-  {
-    if (ops.empty())
-      return;
-    op_queue<scheduler_operation> q;
-    q.push(ops);
-    scheduler_.post_deferred_completions(q);
-  }
-
-  /// One thread: calls the handlers of @p batch in order, each exactly as
-  /// the scheduler would. If a handler throws, the exception leaves here
+  /// Calls the handlers of @p batch in order, each exactly as the scheduler
+  /// would. If a handler throws, the exception leaves here
   /// with the rest still in @p batch (see put_back). Lock not held.
   void call_handlers(wait_op_queue& batch)
   {
@@ -286,8 +305,9 @@ private:
   const bool one_thread_;
 
   // expired_: found by a drive wakeup, handed out at most a budget a slice.
-  // decided_: one thread, waits aborted or found due by a call of the user,
-  // all completed by the next slice as Asio would post them all at once.
+  // decided_: waits aborted or found due by a call of the user, in the order
+  // they were decided (one thread: all completed by the next slice, as Asio
+  // would post them all at once).
   wait_op_queue expired_;
   wait_op_queue decided_;
   std::size_t decided_count_ = 0;
