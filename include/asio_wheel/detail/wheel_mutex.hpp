@@ -12,6 +12,14 @@
 // It is disabled, as Asio's own locks are, when the io_context was created
 // with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE.
 //
+// Contention counters (benchmarks only): compiled with ASIO_WHEEL_MUTEX_STATS
+// defined, every lock() of an enabled mutex counts, in the calling thread's
+// wheel_mutex_thread_counters, one acquisition; one that found the lock held
+// also counts as contended and adds the steady_clock time until it got the
+// lock. Without the macro (every normal build) none of this exists. The
+// macro must be the same in every translation unit of a program, the
+// library's sources included (test/bench builds bench_threads_locks so).
+//
 
 #ifndef ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP
 #define ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP
@@ -20,9 +28,24 @@
 
 #include <atomic>
 #include <cstdint>
+#if defined(ASIO_WHEEL_MUTEX_STATS)
+# include <chrono>
+#endif
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
+
+#if defined(ASIO_WHEEL_MUTEX_STATS)
+/// Lock acquisitions of the calling thread (see the top of the file).
+struct wheel_mutex_counters
+{
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // found the lock held
+  std::uint64_t wait_ns = 0;    // time those waited for it
+};
+
+inline thread_local wheel_mutex_counters wheel_mutex_thread_counters;
+#endif
 
 class wheel_mutex
 {
@@ -37,9 +60,24 @@ public:
     if (!enabled_)
       return;
     std::uint32_t expected = unlocked;
+#if defined(ASIO_WHEEL_MUTEX_STATS)
+    wheel_mutex_counters& counters = wheel_mutex_thread_counters;
+    ++counters.acquisitions;
+    if (!state_.compare_exchange_strong(expected, locked,
+          std::memory_order_acquire, std::memory_order_relaxed))
+    {
+      ++counters.contended;
+      const auto start = std::chrono::steady_clock::now();
+      lock_contended();
+      counters.wait_ns += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - start).count());
+    }
+#else
     if (!state_.compare_exchange_strong(expected, locked,
           std::memory_order_acquire, std::memory_order_relaxed))
       lock_contended();
+#endif
   }
 
   void unlock() noexcept
