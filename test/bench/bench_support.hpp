@@ -16,6 +16,8 @@
 #ifndef ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP
 #define ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP
 
+#include <boost/asio/detail/concurrency_hint.hpp>
+
 #include <sys/resource.h>
 #include <time.h>
 
@@ -27,6 +29,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -39,6 +42,7 @@ struct options
   bool smoke = false;       // each workload once at a tiny size, for CI
   std::string json_path;    // where to write the JSON report ("" = nowhere)
   int reps = 0;             // repetitions per measurement; 0 = program default
+  int threads = 1;          // threads in run(): 1 = io_context(1), more = default hint
 };
 
 inline options parse_options(int argc, char** argv)
@@ -60,18 +64,49 @@ inline options parse_options(int argc, char** argv)
         std::exit(2);
       }
     }
+    else if (arg == "--threads" && i + 1 < argc)
+    {
+      opts.threads = std::atoi(argv[++i]);
+      if (opts.threads < 1 || opts.threads > 16)
+      {
+        std::fprintf(stderr, "%s: --threads must be in 1..16\n", argv[0]);
+        std::exit(2);
+      }
+    }
     else
     {
       std::fprintf(stderr,
-          "usage: %s [--smoke] [--json FILE] [--reps R]\n"
+          "usage: %s [--smoke] [--json FILE] [--reps R] [--threads T]\n"
           "  --smoke   every workload once at a tiny size, no timing verdicts\n"
           "  --json    write the measurements and budget verdicts to FILE\n"
-          "  --reps    repetitions per timed measurement (median reported)\n",
+          "  --reps    repetitions per timed measurement (median reported)\n"
+          "  --threads T threads in io_context::run() (storm, fairness): 1 (the\n"
+          "            default) constructs io_context(1), more the default hint\n",
           argv[0]);
       std::exit(2);
     }
   }
   return opts;
+}
+
+/// The concurrency hint for a context run by @p threads threads: 1 (Asio's
+/// one-thread paths) or the default hint.
+inline int concurrency_hint_for(int threads)
+{
+  return threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT;
+}
+
+/// Calls @p run (e.g. io.run_for) on @p threads threads, this one included,
+/// and returns when all have returned.
+template <class Run>
+void on_threads(int threads, Run run)
+{
+  std::vector<std::thread> others;
+  for (int i = 1; i < threads; ++i)
+    others.emplace_back(run);
+  run();
+  for (std::thread& t : others)
+    t.join();
 }
 
 // ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (SPEC 5, W1-W6 and W8) at full size, merges
+# Runs every benchmark of test/bench (SPEC 5, W1-W8) at full size, merges
 # their JSON reports into OUT_DIR/results.json together with a description of
 # the machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
@@ -28,7 +28,9 @@ build_dir=$1
 out_dir=$2
 script_dir=$(cd "$(dirname "$0")" && pwd)
 repo_dir=$(cd "$script_dir/../.." && pwd)
-programs="bench_churn bench_churn_libev bench_churn_libevent bench_storm bench_idle_fleet bench_memory bench_fairness bench_op_timeouts bench_op_timeouts_newer_asio"
+# An entry PROGRAM:T runs PROGRAM with --threads T (W3 and W6 with 2 threads),
+# its report going to PROGRAM_T_threads.json.
+programs="bench_churn bench_churn_libev bench_churn_libevent bench_storm bench_storm:2 bench_idle_fleet bench_memory bench_fairness bench_fairness:2 bench_threads bench_threads_locks bench_op_timeouts bench_op_timeouts_newer_asio"
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$repo_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -43,7 +45,7 @@ if grep -q '^ASIO_WHEEL_BUILD_BENCHMARKS:BOOL=OFF' "$cache" \
   exit 1
 fi
 found() { grep "^$1:" "$cache" | grep -qv NOTFOUND; }
-targets="bench_churn bench_storm bench_idle_fleet bench_memory bench_fairness bench_op_timeouts"
+targets="bench_churn bench_storm bench_idle_fleet bench_memory bench_fairness bench_threads bench_threads_locks bench_op_timeouts"
 if found ASIO_WHEEL_LIBEV_LIBRARY && found ASIO_WHEEL_LIBEV_INCLUDE_DIR; then
   targets="$targets bench_churn_libev"
 fi
@@ -60,19 +62,24 @@ cmake --build "$build_dir" --parallel 2 --target $targets
 mkdir -p "$out_dir"
 bench_dir=$build_dir/test/bench
 start=$(date +%s)
-for p in $programs; do
+# The report name of an entry: PROGRAM, or PROGRAM_T_threads for PROGRAM:T.
+report_name() { case $1 in *:*) echo "${1%%:*}_${1#*:}_threads" ;; *) echo "$1" ;; esac; }
+for entry in $programs; do
+  p=${entry%%:*}
+  name=$(report_name "$entry")
   if [ ! -x "$bench_dir/$p" ]; then
-    echo "== $p: not built, skipped"
-    rm -f "$out_dir/$p.json"
+    echo "== $name: not built, skipped"
+    rm -f "$out_dir/$name.json"
     continue
   fi
-  echo "== $p"
-  case $p in
+  echo "== $name"
+  case $entry in
     bench_op_timeouts*) extra=--share-sockets ;;
+    *:*) extra="--threads ${entry#*:}" ;;
     *) extra= ;;
   esac
   # shellcheck disable=SC2086
-  "$bench_dir/$p" $extra --json "$out_dir/$p.json" | tee "$out_dir/$p.txt"
+  "$bench_dir/$p" $extra --json "$out_dir/$name.json" | tee "$out_dir/$name.txt"
   echo
 done
 elapsed=$(( $(date +%s) - start ))
@@ -94,11 +101,12 @@ revision=$(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo "unk
   printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
     "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
   first=1
-  for p in $programs; do
-    [ -f "$out_dir/$p.json" ] || continue
+  for entry in $programs; do
+    name=$(report_name "$entry")
+    [ -f "$out_dir/$name.json" ] || continue
     [ $first -eq 1 ] || printf ',\n'
     first=0
-    cat "$out_dir/$p.json"
+    cat "$out_dir/$name.json"
   done
   printf ']}\n'
 } > "$out_dir/results.json"
@@ -193,6 +201,42 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
       "$(fmt "$(value W6 $impl 100000 worst_rtt_cpu_us)")" \
       "$(fmt "$(value W6 $impl 100000 storm_ms)" 2)"
   done
+  echo
+  echo "#### W3 and W6 with 2 threads in run() (default concurrency hint)"
+  echo
+  echo "| workload | N | implementation | CPU ms | p99 lateness ms | worst RTT us | storm ms |"
+  echo "|---|---:|---|---:|---:|---:|---:|"
+  for n in 100000 1000000; do
+    for impl in steady_timer wheel_timer; do
+      printf '| W3 | %s | %s | %s | %s | - | - |\n' "$(label $n)" "$impl" \
+        "$(fmt "$(value W3_2threads $impl $n cpu_ms)")" \
+        "$(fmt "$(value W3_2threads $impl $n lateness_p99_ms)" 3)"
+    done
+  done
+  for impl in steady_timer wheel_timer; do
+    printf '| W6 | 100k | %s | - | - | %s | %s |\n' "$impl" \
+      "$(fmt "$(value W6_2threads $impl 100000 worst_rtt_us)")" \
+      "$(fmt "$(value W6_2threads $impl 100000 storm_ms)" 2)"
+  done
+  echo
+  echo "#### W7 threads: W1 and W2 with 2 threads each re-arming its own half of 100k timers (median of 5 x 1M re-arms)"
+  echo
+  echo "| run | CPU ns per re-arm | wall ns per re-arm | wheel lock acquisitions per re-arm | wheel lock wait ns per re-arm | Asio lock acquisitions per re-arm | Asio lock wait ns per re-arm |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for run in "steady_timer W1" "wheel_timer W1" "wheel_timer W2"; do
+    impl=${run% *}
+    wl=${run#* }
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$run" \
+      "$(fmt "$(value W7 "$impl" 100000 "${wl}_cpu_ns_per_rearm")")" \
+      "$(fmt "$(value W7 "$impl" 100000 "${wl}_wall_ns_per_rearm")")" \
+      "$(fmt "$(value W7 "${impl}_$wl" 100000 wheel_lock_acquisitions_per_rearm)" 3)" \
+      "$(fmt "$(value W7 "${impl}_$wl" 100000 wheel_lock_wait_ns_per_rearm)" 2)" \
+      "$(fmt "$(value W7 "${impl}_$wl" 100000 asio_lock_acquisitions_per_rearm)" 3)" \
+      "$(fmt "$(value W7 "${impl}_$wl" 100000 asio_lock_wait_ns_per_rearm)" 2)"
+  done
+  echo
+  echo "CPU and wall times from bench_threads; lock counts from bench_threads_locks (a separate run"
+  echo "with counting locks, see test/bench/threads.cpp)."
   echo
   echo "#### W8 operation timeouts: N pending async_read_some on loopback TCP with a 30 s timeout, re-issued (median of 9 x 20k re-issues)"
   echo

@@ -16,6 +16,10 @@
 // bounds lateness by one tick *plus* that latency; on a shared machine it
 // alone can exceed a millisecond.
 //
+// --threads T: the io_context is made with the default concurrency hint and
+// run by T threads (W3 with 2 threads, issue 13); CPU time is the process's,
+// so it covers all of them.
+//
 // All timers are armed before the first expiry: the storm starts `lead`
 // after arming began, and the program reports when arming overran it (then
 // the first expiries are late through no fault of the timer).
@@ -59,12 +63,16 @@ struct storm_result
   std::uint64_t drive_wakeups = 0; // wheel only
 };
 
+// What became of each wait; written by its own handler only, so that several
+// run() threads share no counter (and one thread pays for none).
+enum wait_outcome : unsigned char { not_fired = 0, fired_ok, fired_failed };
+
 template <class Timer>
 struct storm_handler
 {
   std::vector<Timer>* timers;
   std::vector<std::int64_t>* lateness_ns;
-  storm_result* result;
+  std::vector<unsigned char>* outcomes;
   std::size_t index;
 
   void operator()(const boost::system::error_code& ec) const
@@ -72,27 +80,26 @@ struct storm_handler
     const auto now = clock_type::now();
     if (ec)
     {
-      ++result->failed;
+      (*outcomes)[index] = fired_failed;
       return;
     }
     const auto late = now - (*timers)[index].expiry();
-    if (late < clock_type::duration::zero())
-      ++result->early;
     (*lateness_ns)[index] =
         std::chrono::duration_cast<std::chrono::nanoseconds>(late).count();
-    ++result->fired;
+    (*outcomes)[index] = fired_ok;
   }
 };
 
 template <class Timer>
 storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
-    double late_ms)
+    double late_ms, int threads)
 {
   storm_result result;
-  boost::asio::io_context io{1};
+  boost::asio::io_context io{bench::concurrency_hint_for(threads)};
   std::vector<Timer> timers;
   timers.reserve(n);
   std::vector<std::int64_t> lateness_ns(n, 0);
+  std::vector<unsigned char> outcomes(n, not_fired);
 
   // Time to arm every timer before the first one is due: arming costs
   // ~1 us per timer here (page faults included); 3 us leaves slack for a
@@ -105,7 +112,7 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
     // Nanosecond steps: N distinct expiries, not bursts at millisecond marks.
     timers.emplace_back(io, storm_start + std::chrono::nanoseconds(spread) * i / n);
     timers.back().async_wait(
-        storm_handler<Timer>{&timers, &lateness_ns, &result, i});
+        storm_handler<Timer>{&timers, &lateness_ns, &outcomes, i});
   }
   result.arming_ms = bench::to_ms(clock_type::now() - arming_start);
   result.arming_overran = clock_type::now() >= storm_start;
@@ -119,7 +126,7 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
   const auto wall_start = clock_type::now();
   // Returns as soon as every wait has completed; the bound only stops a
   // broken timer from hanging the benchmark.
-  io.run_for(lead + spread + 10s);
+  bench::on_threads(threads, [&] { io.run_for(lead + spread + 10s); });
   result.wall_ms = bench::to_ms(clock_type::now() - wall_start);
   result.cpu_ms = bench::to_ms(bench::process_cpu_time() - cpu_start);
 
@@ -127,6 +134,13 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
     result.drive_wakeups = boost::asio::use_service<
         asio_wheel::wheel_timer_service<clock_type>>(io).stats().drive_wakeups
         - wakeups_before;
+
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    result.fired += outcomes[i] == fired_ok;
+    result.failed += outcomes[i] == fired_failed;
+    result.early += outcomes[i] == fired_ok && lateness_ns[i] < 0;
+  }
 
   // Index order is expiry order.
   const auto late_ns = static_cast<std::int64_t>(late_ms * 1e6);
@@ -179,6 +193,10 @@ int main(int argc, char** argv)
 {
   const bench::options opts = bench::parse_options(argc, argv);
   bench::report report("storm", opts);
+  // With --threads T > 1 the figures are workload "W3_Tthreads" (run_all.sh
+  // runs both and keeps them apart).
+  const std::string wl = opts.threads == 1 ? std::string("W3")
+      : "W3_" + std::to_string(opts.threads) + "threads";
 
   const std::vector<std::size_t> sizes = opts.smoke
       ? std::vector<std::size_t>{200}
@@ -194,9 +212,11 @@ int main(int argc, char** argv)
   const double lateness_budget_ms = tick_ms + 1.0;
 
   std::printf("W3 storm: N expiries spread evenly over %lld ms, run until all "
-      "fired (wheel tick %.3g ms, %zu slots, slice %zu); median of %d\n\n",
+      "fired (wheel tick %.3g ms, %zu slots, slice %zu); median of %d; "
+      "%d thread(s) in run()%s\n\n",
       static_cast<long long>(spread.count()), tick_ms, wheel_opts.slots,
-      wheel_opts.max_completions_per_slice, reps);
+      wheel_opts.max_completions_per_slice, reps, opts.threads,
+      opts.threads == 1 ? ", io_context(1)" : ", default concurrency hint");
 
   const std::vector<double> loop_latency =
       measure_loop_wakeup_latency(opts.smoke ? 20 : 1000);
@@ -206,11 +226,11 @@ int main(int argc, char** argv)
   std::printf("this machine's event-loop wakeup latency (%zu x 1 ms waits): "
       "p50 %.3f ms, p99 %.3f ms, max %.3f ms\n\n", loop_latency.size(), loop_p50,
       loop_p99, loop_max);
-  report.measure("W3", "loop_wakeup_reference", loop_latency.size(),
+  report.measure(wl, "loop_wakeup_reference", loop_latency.size(),
       "lateness_max_ms", loop_max);
-  report.measure("W3", "loop_wakeup_reference", loop_latency.size(),
+  report.measure(wl, "loop_wakeup_reference", loop_latency.size(),
       "lateness_p50_ms", loop_p50);
-  report.measure("W3", "loop_wakeup_reference", loop_latency.size(),
+  report.measure(wl, "loop_wakeup_reference", loop_latency.size(),
       "lateness_p99_ms", loop_p99);
 
   std::printf("%6s %-13s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", "N", "impl",
@@ -221,8 +241,10 @@ int main(int argc, char** argv)
     std::vector<storm_result> steady, wheel;
     for (int rep = 0; rep < reps; ++rep)
     {
-      steady.push_back(run_storm<boost::asio::steady_timer>(n, spread, lateness_budget_ms));
-      wheel.push_back(run_storm<asio_wheel::wheel_timer>(n, spread, lateness_budget_ms));
+      steady.push_back(run_storm<boost::asio::steady_timer>(n, spread,
+          lateness_budget_ms, opts.threads));
+      wheel.push_back(run_storm<asio_wheel::wheel_timer>(n, spread,
+          lateness_budget_ms, opts.threads));
     }
     auto summarize = [&](const char* impl, const std::vector<storm_result>& rs) {
       storm_result m;
@@ -266,31 +288,33 @@ int main(int argc, char** argv)
           longest_late_run,
           std::string(impl) == "steady_timer" ? "-"
               : std::to_string(m.drive_wakeups).c_str());
-      report.measure("W3", impl, n, "late_runs", late_runs);
-      report.measure("W3", impl, n, "longest_late_run_ms", longest_late_run);
-      report.measure("W3", impl, n, "cpu_ms", m.cpu_ms);
-      report.measure("W3", impl, n, "wall_ms", m.wall_ms);
-      report.measure("W3", impl, n, "early", static_cast<double>(m.early));
-      report.measure("W3", impl, n, "lateness_p50_ms", m.lateness_p50_ms);
-      report.measure("W3", impl, n, "lateness_p99_ms", m.lateness_p99_ms);
-      report.measure("W3", impl, n, "lateness_max_ms", m.lateness_max_ms);
+      report.measure(wl, impl, n, "late_runs", late_runs);
+      report.measure(wl, impl, n, "longest_late_run_ms", longest_late_run);
+      report.measure(wl, impl, n, "cpu_ms", m.cpu_ms);
+      report.measure(wl, impl, n, "wall_ms", m.wall_ms);
+      report.measure(wl, impl, n, "early", static_cast<double>(m.early));
+      report.measure(wl, impl, n, "lateness_p50_ms", m.lateness_p50_ms);
+      report.measure(wl, impl, n, "lateness_p99_ms", m.lateness_p99_ms);
+      report.measure(wl, impl, n, "lateness_max_ms", m.lateness_max_ms);
       return m;
     };
     const storm_result s = summarize("steady_timer", steady);
     const storm_result w = summarize("wheel_timer", wheel);
-    report.measure("W3", "wheel_timer", n, "drive_wakeups",
+    report.measure(wl, "wheel_timer", n, "drive_wakeups",
         static_cast<double>(w.drive_wakeups));
 
-    const std::string at = " at N=" + bench::size_label(n);
-    report.budget("W3", "W3 wheel:steady CPU" + at, w.cpu_ms / s.cpu_ms, 1.0 / 10, "");
-    report.budget("W3", "W3 wheel early completions" + at,
+    const std::string at = " at N=" + bench::size_label(n)
+        + (opts.threads == 1 ? "" : ", " + std::to_string(opts.threads) + " threads");
+    report.budget(wl, "W3 wheel:steady CPU" + at, w.cpu_ms / s.cpu_ms, 1.0 / 10, "");
+    report.budget(wl, "W3 wheel early completions" + at,
         static_cast<double>(w.early), 0, "count");
-    report.budget("W3", "W3 wheel p99 lateness ms" + at, w.lateness_p99_ms,
+    report.budget(wl, "W3 wheel p99 lateness ms" + at, w.lateness_p99_ms,
         lateness_budget_ms, "tick + 1 ms");
   }
   std::printf("\nlate runs: runs of consecutive expiries later than tick + 1 ms;"
       " longest: the expiry span (ms) of the longest run\n");
   report.note("spread_ms", std::to_string(spread.count()));
+  report.note("threads", std::to_string(opts.threads));
   report.note("wheel_tick_ns", std::to_string(wheel_opts.tick.count()));
   return report.finish();
 }
