@@ -376,3 +376,38 @@ BOOST_AUTO_TEST_CASE(reschedule_to_time_point_min_completes_pending_waits)
   BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
   BOOST_TEST(s.waits_succeeded == 1u);
 }
+
+// The several-thread completion path (issue 13) under the model: three waits decided at once
+// with the default concurrency hint go out in two slices, the first taking half of them
+// (rounded up) and posting the second before it runs; io_context(1) runs them in one slice.
+// wheel_stats::slices and sliced_completions count them (checked against the model for every
+// seed by check_stats).
+BOOST_AUTO_TEST_CASE(several_thread_path_hands_off_half_of_a_batch)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 0, 0},
+    {op_kind::create, 1, 0, 0},
+    {op_kind::create, 2, 0, 0},
+    {op_kind::expires_after, 0, 0, 40},
+    {op_kind::expires_after, 1, 0, 40},
+    {op_kind::expires_after, 2, 0, 40},
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::async_wait, 1, 0, 0},
+    {op_kind::async_wait, 2, 0, 0},
+    {op_kind::advance, 0, 0, 48},         // 3 ticks: all three expire in one wakeup
+  };
+  wheel_config several;                   // default hint: the several-thread path
+  run_summary s;
+  auto f = run_program(several, program_ops, &s);
+  BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
+  BOOST_TEST(s.waits_succeeded == 3u);
+  BOOST_TEST(s.sliced_completions == 3u);
+  BOOST_TEST(s.slices == 2u);
+
+  wheel_config one = several;
+  one.single_thread_hint = true;          // io_context(1): the whole batch in one slice
+  f = run_program(one, program_ops, &s);
+  BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
+  BOOST_TEST(s.sliced_completions == 3u);
+  BOOST_TEST(s.slices == 1u);
+}

@@ -255,6 +255,9 @@ struct run_summary
   // passed in an advance_in_steps op (at most a quarter tick a step): under one tick plus the
   // step. (After a plain advance the lateness only measures how far the clock jumped.)
   duration max_lateness_stepped{0};
+  // wheel_stats::slices and sliced_completions at the last settle.
+  std::uint64_t slices = 0;
+  std::uint64_t sliced_completions = 0;
 };
 
 // The runner's records, outside model_run so that their default member initialisers are usable
@@ -820,6 +823,20 @@ private:
     expect("queued_completions", s.queued_completions, 0);
     expect("waits_expired", s.waits_expired, summary_.waits_succeeded);
     expect("waits_cancelled", s.waits_cancelled, summary_.waits_aborted);
+    // Every handler is called by a slice (one thread or several), none larger than the
+    // budget; several threads: no handler twice, so no more than the waits completed.
+    expect("sliced_completions", s.sliced_completions,
+        summary_.waits_succeeded + summary_.waits_aborted);
+    if (s.sliced_completions > s.slices * config_.max_completions_per_slice
+        && !config_.single_thread_hint)
+      fail("slice_too_large", std::to_string(s.sliced_completions) + " handlers in "
+          + std::to_string(s.slices) + " slices with a budget of "
+          + std::to_string(config_.max_completions_per_slice));
+    if ((s.slices == 0) != (s.sliced_completions == 0))
+      fail("wrong_stats_slices", std::to_string(s.slices) + " slices called "
+          + std::to_string(s.sliced_completions) + " handlers");
+    summary_.slices = s.slices;
+    summary_.sliced_completions = s.sliced_completions;
   }
 
   const wheel_config config_;
