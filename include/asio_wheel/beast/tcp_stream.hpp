@@ -1,0 +1,26 @@
+//
+// asio_wheel/beast/tcp_stream.hpp
+//
+// asio_wheel::beast::tcp_stream: a drop-in replacement for
+// boost::beast::tcp_stream whose timeouts are entries of the context's
+// timing wheel (see basic_stream.hpp). Boost.Asio flavour only.
+//
+
+#ifndef ASIO_WHEEL_BEAST_TCP_STREAM_HPP
+#define ASIO_WHEEL_BEAST_TCP_STREAM_HPP
+
+#include <asio_wheel/beast/basic_stream.hpp>
+
+#include <boost/asio/ip/tcp.hpp>
+
+ASIO_WHEEL_NAMESPACE_BEGIN
+namespace beast {
+
+/// A TCP/IP stream socket with timeouts in the context's timing wheel and
+/// no rate limit: the drop-in for boost::beast::tcp_stream.
+using tcp_stream = basic_stream<asio::ip::tcp>;
+
+} // namespace beast
+ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_BEAST_TCP_STREAM_HPP
