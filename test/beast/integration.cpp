@@ -1,0 +1,324 @@
+// The stream under Beast's own algorithms and Asio's tokens, on Beast's
+// basic_stream and on ours: websocket::stream (handshake, message, close,
+// a timeout), http::async_read / async_write (and a timeout mid-request),
+// coroutines, use_future, deferred, and a stream on a strand run by two
+// threads.
+#include "stream_suite.hpp"
+
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <array>
+#include <atomic>
+#include <future>
+#include <thread>
+
+using namespace beast_suite;
+namespace http = bb::http;
+namespace websocket = bb::websocket;
+
+BOOST_AUTO_TEST_SUITE(integration)
+
+// lowest_layer_type / get_lowest_layer give the stream itself, as Beast's.
+BOOST_AUTO_TEST_CASE_TEMPLATE(lowest_layer_is_the_stream, F, families)
+{
+  using stream = typename F::tcp_stream;
+  static_assert(std::is_same<bb::lowest_layer_type<stream>, stream>::value);
+  static_assert(std::is_same<
+      bb::lowest_layer_type<websocket::stream<stream>>, stream>::value);
+  static_assert(bb::is_async_stream<stream>::value);
+  static_assert(bb::is_sync_stream<stream>::value);
+  net::io_context ioc;
+  websocket::stream<stream> ws(ioc);
+  stream& lowest = bb::get_lowest_layer(ws);
+  BOOST_TEST(&lowest == &ws.next_layer());
+  bb::close_socket(lowest);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(websocket_roundtrip_and_close, F, families)
+{
+  net::io_context ioc;
+  tcp::acceptor acc = make_acceptor(ioc);
+  websocket::stream<typename F::tcp_stream> server(ioc), client(ioc);
+  bool server_done = false, client_done = false;
+  bb::flat_buffer sbuf, cbuf;
+  std::string got;
+  error_code close_ec;
+
+  acc.async_accept(bb::get_lowest_layer(server).socket(), [&](error_code ec) {
+    BOOST_TEST(!ec);
+    bb::get_lowest_layer(server).expires_after(5s);
+    server.async_accept([&](error_code ec) {
+      BOOST_TEST(!ec, ec.message());
+      bb::get_lowest_layer(server).expires_never();
+      server.async_read(sbuf, [&](error_code ec, std::size_t) {
+        BOOST_TEST(!ec, ec.message());
+        server.text(server.got_text());
+        server.async_write(sbuf.data(), [&](error_code ec, std::size_t) {
+          BOOST_TEST(!ec, ec.message());
+          sbuf.consume(sbuf.size());
+          server.async_read(sbuf, [&](error_code ec, std::size_t) {
+            close_ec = ec;  // the client's close
+            server_done = true;
+          });
+        });
+      });
+    });
+  });
+
+  bb::get_lowest_layer(client).expires_after(5s);
+  bb::get_lowest_layer(client).async_connect(acc.local_endpoint(),
+      [&](error_code ec) {
+    BOOST_TEST(!ec, ec.message());
+    bb::get_lowest_layer(client).expires_never();
+    client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
+      BOOST_TEST(!ec, ec.message());
+      client.async_write(net::buffer(std::string("hello wheel")),
+          [&](error_code ec, std::size_t) {
+        BOOST_TEST(!ec, ec.message());
+        client.async_read(cbuf, [&](error_code ec, std::size_t) {
+          BOOST_TEST(!ec, ec.message());
+          got = bb::buffers_to_string(cbuf.data());
+          client.async_close(websocket::close_code::normal,
+              [&](error_code ec) {
+            BOOST_TEST(!ec, ec.message());
+            client_done = true;
+          });
+        });
+      });
+    });
+  });
+  run_until(ioc, client_done);
+  run_until(ioc, server_done);
+  BOOST_TEST(got == "hello wheel");
+  BOOST_TEST(close_ec == error_code(websocket::error::closed), close_ec.message());
+}
+
+// The stream's timeout under a websocket read: the read fails with timeout
+// and the connection is torn down.
+BOOST_AUTO_TEST_CASE_TEMPLATE(websocket_read_timeout, F, families)
+{
+  net::io_context ioc;
+  tcp::acceptor acc = make_acceptor(ioc);
+  websocket::stream<typename F::tcp_stream> server(ioc), client(ioc);
+  bool accepted = false, connected = false;
+  acc.async_accept(bb::get_lowest_layer(server).socket(), [&](error_code ec) {
+    BOOST_TEST(!ec);
+    server.async_accept([&](error_code ec) {
+      BOOST_TEST(!ec, ec.message());
+      accepted = true;
+    });
+  });
+  bb::get_lowest_layer(client).socket().connect(acc.local_endpoint());
+  client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
+    BOOST_TEST(!ec, ec.message());
+    connected = true;
+  });
+  run_until(ioc, accepted);
+  run_until(ioc, connected);
+
+  bb::flat_buffer buf;
+  result r;
+  bb::get_lowest_layer(server).expires_after(100ms);
+  server.async_read(buf, r.handler());
+  run_until(ioc, r.done);
+  BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+  BOOST_TEST(!bb::get_lowest_layer(server).socket().is_open());
+  // The client sees the connection go.
+  result c;
+  bb::flat_buffer cbuf;
+  client.async_read(cbuf, c.handler());
+  run_until(ioc, c.done);
+  BOOST_TEST(c.ec.failed());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(http_request_response, F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream server(ioc), client(ioc);
+  {
+    tcp::acceptor acc = make_acceptor(ioc);
+    client.socket().connect(acc.local_endpoint());
+    acc.accept(server.socket());
+  }
+  bb::flat_buffer sbuf, cbuf;
+  http::request<http::string_body> req{http::verb::post, "/echo", 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.body() = "ping";
+  req.prepare_payload();
+  http::request<http::string_body> sreq;
+  http::response<http::string_body> res;
+  bool done = false;
+
+  server.expires_after(5s);
+  http::async_read(server, sbuf, sreq, [&](error_code ec, std::size_t) {
+    BOOST_TEST(!ec, ec.message());
+    auto r = std::make_shared<http::response<http::string_body>>(
+        http::status::ok, 11);
+    r->body() = sreq.body() + "-pong";
+    r->prepare_payload();
+    server.expires_after(5s);
+    http::async_write(server, *r, [&, r](error_code ec, std::size_t) {
+      BOOST_TEST(!ec, ec.message());
+    });
+  });
+  client.expires_after(5s);
+  http::async_write(client, req, [&](error_code ec, std::size_t) {
+    BOOST_TEST(!ec, ec.message());
+    http::async_read(client, cbuf, res, [&](error_code ec, std::size_t) {
+      BOOST_TEST(!ec, ec.message());
+      done = true;
+    });
+  });
+  run_until(ioc, done);
+  BOOST_TEST(res.result() == http::status::ok);
+  BOOST_TEST(res.body() == "ping-pong");
+  BOOST_TEST(server.socket().is_open());
+  BOOST_TEST(client.socket().is_open());
+}
+
+// A client sends half a request and stalls: the server's http::async_read
+// times out.
+BOOST_AUTO_TEST_CASE_TEMPLATE(http_read_timeout_mid_request, F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream server(ioc);
+  tcp::socket peer = connect_pair(ioc, server);
+  net::write(peer, net::buffer(std::string("GET / HTTP/1.1\r\nHost: x\r\n")));
+  bb::flat_buffer buf;
+  http::request<http::empty_body> req;
+  result r;
+  server.expires_after(150ms);
+  http::async_read(server, buf, req, r.handler());
+  run_until(ioc, r.done);
+  BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+  BOOST_TEST(!server.socket().is_open());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(coroutine_token, F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  bool done = false;
+  net::co_spawn(ioc, [&]() -> net::awaitable<void> {
+    std::array<char, 8> buf;
+    s.expires_after(5s);
+    net::write(peer, net::buffer("co", 2));
+    std::size_t n = co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
+    BOOST_TEST(n == 2u);
+    s.expires_after(80ms);
+    try
+    {
+      co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
+      BOOST_TEST(false, "no timeout");
+    }
+    catch (const boost::system::system_error& e)
+    {
+      BOOST_TEST(e.code() == timeout_ec, e.code().message());
+    }
+    done = true;
+  }, net::detached);
+  run_until(ioc, done);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_and_use_future_tokens, F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  std::array<char, 8> buf;
+  s.expires_after(80ms);
+  auto op = s.async_read_some(net::buffer(buf), net::deferred);
+  result r;
+  std::move(op)(r.handler());
+  run_until(ioc, r.done);
+  BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+
+  typename F::tcp_stream s2(ioc);
+  tcp::socket peer2 = connect_pair(ioc, s2);
+  s2.expires_after(5s);
+  std::future<std::size_t> f =
+      s2.async_read_some(net::buffer(buf), net::use_future);
+  net::write(peer2, net::buffer("fut", 3));
+  ioc.restart();
+  auto work = net::make_work_guard(ioc);  // run() must not return between ops
+  std::thread t([&] { ioc.run_for(10s); });
+  BOOST_TEST((f.wait_for(5s) == std::future_status::ready));
+  BOOST_TEST(f.get() == 3u);
+  s2.expires_after(60ms);
+  std::future<std::size_t> f2 =
+      s2.async_read_some(net::buffer(buf), net::use_future);
+  const bool ready = f2.wait_for(5s) == std::future_status::ready;
+  BOOST_TEST(ready);
+  try
+  {
+    if (ready)
+      f2.get();
+    BOOST_TEST(false, "no timeout");
+  }
+  catch (const boost::system::system_error& e)
+  {
+    BOOST_TEST(e.code() == timeout_ec, e.code().message());
+  }
+  work.reset();
+  ioc.stop();
+  t.join();
+}
+
+// The stream on a strand, the context run by two threads: every handler runs
+// in the strand; timeouts and completions in time do not race.
+BOOST_AUTO_TEST_CASE_TEMPLATE(strand_two_threads, F, families)
+{
+  net::io_context ioc(2);
+  using strand_t = net::strand<net::io_context::executor_type>;
+  auto strand = net::make_strand(ioc);
+  typename F::template stream<strand_t> s(strand);
+  tcp::socket peer = connect_pair(ioc, s);
+  std::atomic<int> in_time{0}, timeouts{0}, outside{0};
+  std::atomic<bool> done{false};
+  std::array<char, 64> buf;
+  int round = 0;
+  std::function<void()> next = [&] {
+    if (++round > 40)
+    {
+      done = true;
+      return;
+    }
+    // Even rounds: data is there; odd rounds: the peer writes nothing, the
+    // 20 ms timeout fires, and the stream is reconnected.
+    if (!s.socket().is_open())
+      peer = connect_pair(ioc, s);
+    s.expires_after(20ms);
+    if (round % 2 == 0)
+      net::write(peer, net::buffer("data", 4));
+    s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
+      if (!strand.running_in_this_thread())
+        ++outside;
+      if (!ec)
+        ++in_time;
+      else if (ec == timeout_ec)
+        ++timeouts;
+      next();
+    });
+  };
+  net::dispatch(strand, next);
+  std::thread t1([&] { ioc.run_for(20s); });
+  std::thread t2([&] { ioc.run_for(20s); });
+  const auto end = std::chrono::steady_clock::now() + 20s;
+  while (!done && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(5ms);
+  ioc.stop();
+  t1.join();
+  t2.join();
+  BOOST_TEST(done.load());
+  BOOST_TEST(outside == 0);
+  BOOST_TEST(in_time == 20);
+  BOOST_TEST(timeouts == 20);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

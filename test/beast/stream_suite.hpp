@@ -1,0 +1,137 @@
+// Shared scaffolding of the Beast stream suite: the stream families every test
+// is instantiated for (boost::beast::basic_stream, which proves each test
+// right, and asio_wheel::beast::basic_stream, which proves the drop-in), and
+// helpers over real loopback sockets (127.0.0.1, ephemeral ports).
+//
+// Timing: Beast's stream times with the real steady_clock, so the suite uses
+// small real timeouts (50-300 ms) and asserts only on error codes and the
+// order of events, never on how long something took. Every run is bounded
+// with run_for so that nothing hangs.
+#ifndef ASIO_WHEEL_TEST_BEAST_STREAM_SUITE_HPP
+#define ASIO_WHEEL_TEST_BEAST_STREAM_SUITE_HPP
+
+#include <asio_wheel/beast.hpp>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/mpl/list.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace beast_suite {
+
+namespace net = boost::asio;
+namespace bb = boost::beast;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+using namespace std::chrono_literals;
+
+/// boost::beast::basic_stream: the reference.
+struct beast_family
+{
+  template <class Executor = net::any_io_executor,
+      class RatePolicy = bb::unlimited_rate_policy>
+  using stream = bb::basic_stream<tcp, Executor, RatePolicy>;
+  using tcp_stream = bb::tcp_stream;
+  static constexpr bool is_wheel = false;
+};
+
+/// asio_wheel::beast::basic_stream: the drop-in.
+struct wheel_family
+{
+  template <class Executor = net::any_io_executor,
+      class RatePolicy = bb::unlimited_rate_policy>
+  using stream = asio_wheel::beast::basic_stream<tcp, Executor, RatePolicy>;
+  using tcp_stream = asio_wheel::beast::tcp_stream;
+  static constexpr bool is_wheel = true;
+};
+
+using families = boost::mpl::list<beast_family, wheel_family>;
+
+/// An acceptor on 127.0.0.1, ephemeral port.
+inline tcp::acceptor make_acceptor(net::io_context& ioc, int backlog = 16)
+{
+  tcp::acceptor acc(ioc);
+  const tcp::endpoint ep(net::ip::make_address("127.0.0.1"), 0);
+  acc.open(ep.protocol());
+  acc.set_option(tcp::acceptor::reuse_address(true));
+  acc.bind(ep);
+  acc.listen(backlog);
+  return acc;
+}
+
+/// Connects @p stream's socket to a fresh peer socket (blocking), returned.
+template <class Stream>
+tcp::socket connect_pair(net::io_context& ioc, Stream& stream)
+{
+  tcp::acceptor acc = make_acceptor(ioc);
+  stream.socket().connect(acc.local_endpoint());
+  tcp::socket peer(ioc);
+  acc.accept(peer);
+  return peer;
+}
+
+/// Runs @p ioc until @p done is true or @p limit elapsed; reports a hang.
+inline bool run_until(net::io_context& ioc, const bool& done,
+    std::chrono::milliseconds limit = 5000ms)
+{
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done && std::chrono::steady_clock::now() < end)
+  {
+    if (ioc.stopped())
+      ioc.restart();
+    ioc.run_for(10ms);
+  }
+  BOOST_TEST(done, "an operation did not complete in time (hang?)");
+  return done;
+}
+
+/// Runs @p ioc for @p d (lets pending things happen).
+inline void run_for(net::io_context& ioc, std::chrono::milliseconds d)
+{
+  const auto end = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < end)
+  {
+    if (ioc.stopped())
+      ioc.restart();
+    ioc.run_for(5ms);
+  }
+}
+
+/// Calls @p f after @p d on @p ioc (a plain steady_timer: test scaffolding).
+inline void after(net::io_context& ioc, std::chrono::milliseconds d,
+    std::function<void()> f)
+{
+  auto t = std::make_shared<net::steady_timer>(ioc, d);
+  t->async_wait([t, f = std::move(f)](error_code) { f(); });
+}
+
+/// One completion: whether it ran, its error and byte count.
+struct result
+{
+  bool done = false;
+  error_code ec;
+  std::size_t n = 0;
+
+  auto handler()
+  {
+    return [this](error_code e, std::size_t bytes = 0) {
+      BOOST_TEST(!done, "a handler ran twice");
+      done = true;
+      ec = e;
+      n = bytes;
+    };
+  }
+};
+
+inline const error_code timeout_ec = bb::error::timeout;
+
+} // namespace beast_suite
+
+#endif // ASIO_WHEEL_TEST_BEAST_STREAM_SUITE_HPP

@@ -1,0 +1,152 @@
+// What only asio_wheel::beast::basic_stream promises: its timeouts are
+// entries of the context's wheel (wheel_stats counts them; no timer of the
+// reactor is involved), and arming and withdrawing one allocates nothing.
+#include "stream_suite.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+// Counts the global allocations of this test program while `counting`.
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<std::size_t> allocations{0};
+}
+
+void* operator new(std::size_t n)
+{
+  if (counting.load(std::memory_order_relaxed))
+    allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1))
+    return p;
+  throw std::bad_alloc();
+}
+
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace beast_suite;
+using service_type = asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
+
+BOOST_AUTO_TEST_SUITE(wheel_only)
+
+BOOST_AUTO_TEST_CASE(timeouts_are_wheel_entries)
+{
+  net::io_context ioc;
+  asio_wheel::beast::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  auto& service = net::use_service<service_type>(ioc);
+  const asio_wheel::wheel_stats before = service.stats();
+  std::array<char, 16> buf;
+
+  // Pending: one wait in the wheel.
+  result r;
+  s.expires_after(10s);
+  s.async_read_some(net::buffer(buf), r.handler());
+  BOOST_TEST(service.stats().pending_waits == before.pending_waits + 1);
+  BOOST_TEST(service.stats().timers_in_wheel == before.timers_in_wheel + 1);
+  net::write(peer, net::buffer("a", 1));
+  run_until(ioc, r.done);
+  BOOST_TEST(!r.ec);
+
+  // Completed in time: withdrawn, no completion of its own.
+  const asio_wheel::wheel_stats after = service.stats();
+  BOOST_TEST(after.pending_waits == before.pending_waits);
+  BOOST_TEST(after.timeouts_withdrawn == before.timeouts_withdrawn + 1);
+  BOOST_TEST(after.waits_expired == before.waits_expired);
+  BOOST_TEST(after.waits_cancelled == before.waits_cancelled);
+
+  // Many reads and writes: each withdraws its timeout.
+  for (int i = 0; i < 50; ++i)
+  {
+    result w, rd;
+    s.expires_after(10s);
+    s.async_write_some(net::buffer("b", 1), w.handler());
+    run_until(ioc, w.done);
+    net::write(peer, net::buffer("c", 1));
+    s.async_read_some(net::buffer(buf), rd.handler());
+    run_until(ioc, rd.done);
+    BOOST_TEST(!w.ec);
+    BOOST_TEST(!rd.ec);
+  }
+  BOOST_TEST(service.stats().timeouts_withdrawn
+      == before.timeouts_withdrawn + 101);
+  BOOST_TEST(service.stats().pending_waits == before.pending_waits);
+
+  // A timeout that fires is an expired wait.
+  result t;
+  s.expires_after(30ms);
+  s.async_read_some(net::buffer(buf), t.handler());
+  run_until(ioc, t.done);
+  BOOST_TEST(t.ec == timeout_ec, t.ec.message());
+  BOOST_TEST(service.stats().waits_expired == before.waits_expired + 1);
+  BOOST_TEST(service.stats().pending_waits == before.pending_waits);
+}
+
+// A steady stream of reads with a timeout allocates no more than the same
+// reads without one: arming and withdrawing a timeout allocates nothing.
+BOOST_AUTO_TEST_CASE(no_allocation_per_timeout)
+{
+  net::io_context ioc(1);
+  asio_wheel::beast::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  std::array<char, 16> buf;
+
+  auto run_reads = [&](bool timed, int count) {
+    for (int i = 0; i < count; ++i)
+    {
+      if (timed)
+        s.expires_after(10s);
+      else
+        s.expires_never();
+      net::write(peer, net::buffer("d", 1));
+      bool done = false;
+      s.async_read_some(net::buffer(buf),
+          [&](error_code ec, std::size_t) { BOOST_TEST(!ec); done = true; });
+      while (!done)
+        ioc.run_one();
+    }
+  };
+  // Warm up Asio's per-thread recycling caches and the wheel.
+  run_reads(true, 20);
+  run_reads(false, 20);
+
+  allocations = 0;
+  counting = true;
+  run_reads(false, 200);
+  counting = false;
+  const std::size_t untimed = allocations.load();
+
+  allocations = 0;
+  counting = true;
+  run_reads(true, 200);
+  counting = false;
+  const std::size_t timed = allocations.load();
+
+  BOOST_TEST_MESSAGE("allocations for 200 reads: untimed " << untimed
+      << ", timed " << timed);
+  BOOST_TEST(timed <= untimed);
+}
+
+// The stream finds its service once, in the context of its executor, and
+// uses the one of that context with the options it was made with.
+BOOST_AUTO_TEST_CASE(uses_the_context_service)
+{
+  net::io_context ioc;
+  asio_wheel::wheel_options opts;
+  opts.tick = std::chrono::milliseconds(5);
+  auto& service = net::make_service<service_type>(ioc, opts);
+  asio_wheel::beast::tcp_stream s(net::make_strand(ioc));
+  tcp::socket peer = connect_pair(ioc, s);
+  std::array<char, 16> buf;
+  result r;
+  s.expires_after(30ms);
+  s.async_read_some(net::buffer(buf), r.handler());
+  BOOST_TEST(service.stats().pending_waits == 1u);
+  run_until(ioc, r.done);
+  BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+  BOOST_TEST(service.stats().waits_expired == 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
