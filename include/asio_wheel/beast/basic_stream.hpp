@@ -9,8 +9,8 @@
 // starting a timed read or write arms it (O(1), no allocation), completing
 // the read or write withdraws it (O(1), no completion, no allocation). When
 // a timeout fires, its upcall hops onto the operation's executor (the
-// stream's, unless the handler has one of its own) and closes the socket
-// there, as Beast's timeout handler does; a generation count makes a stale
+// stream's, unless the handler has one of its own in the same context) and
+// closes the socket there, as Beast's timeout handler does; a generation count makes a stale
 // fire (for an operation that completed meanwhile) do nothing.
 //
 // Beast-only: needs the Boost.Asio flavour of the library.
@@ -329,8 +329,8 @@ private:
       // Stale: the operation it was armed for has completed.
       if (tick < st->tick)
         return;
-      sp->close();
       st->timeout = true;
+      sp->close();
     }
   };
 
@@ -364,10 +364,10 @@ private:
       if constexpr (std::is_same<OpExecutor, Executor>::value)
       {
         if (!(op_ex == impl.stream_ex))
-          set_fire_executor(*o, op_ex);
+          set_fire_executor(impl, *o, op_ex);
       }
       else
-        set_fire_executor(*o, op_ex);
+        set_fire_executor(impl, *o, op_ex);
       armed = o;
       impl.service.arm_timeout(o->entry, o, expiry);
     }
@@ -388,14 +388,24 @@ private:
       return false;
     }
 
+    // The handler has an executor of its own (a strand bound with
+    // bind_executor, say): the upcall runs there, as Beast's timeout handler
+    // does, provided it is an executor of the stream's own context. Others
+    // (use_future's, which runs functions on the system executor's threads)
+    // would touch the socket from a thread of another context: the upcall
+    // then runs on the stream's executor.
     template <class OpExecutor>
-    static void set_fire_executor(timeout_op& o, const OpExecutor& op_ex)
+    static void set_fire_executor(impl_type& impl, timeout_op& o,
+        const OpExecutor& op_ex)
     {
       if constexpr (std::is_convertible<OpExecutor,
             asio::any_io_executor>::value)
       {
-        o.fire_ex = op_ex;
-        o.use_fire_ex = true;
+        if (&detail::context_of(op_ex) == &detail::context_of(impl.stream_ex))
+        {
+          o.fire_ex = op_ex;
+          o.use_fire_ex = true;
+        }
       }
     }
   };
