@@ -263,7 +263,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_and_use_future_tokens, F, families)
   }
   catch (const boost::system::system_error& e)
   {
-    BOOST_TEST(e.code() == timeout_ec, e.code().message());
+    // Beast runs its timeout handler on the handler's associated executor,
+    // which for use_future runs functions on the system executor's threads:
+    // the socket is closed there, racing with the read's completion on the
+    // io_context's thread, which may see operation_aborted before the
+    // handler sets its timeout flag. Ours closes on the stream's executor.
+    if (F::is_wheel)
+      BOOST_TEST(e.code() == timeout_ec, e.code().message());
+    else
+      BOOST_TEST((e.code() == timeout_ec
+          || e.code() == net::error::operation_aborted), e.code().message());
   }
   work.reset();
   ioc.stop();
@@ -319,6 +328,30 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(strand_two_threads, F, families)
   BOOST_TEST(outside == 0);
   BOOST_TEST(in_time == 20);
   BOOST_TEST(timeouts == 20);
+}
+
+// A handler bound to a strand of its own (the stream on the plain
+// io_context executor): the timeout closes the socket in that strand, and
+// the handler runs there.
+BOOST_AUTO_TEST_CASE_TEMPLATE(handler_bound_to_a_strand, F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  auto strand = net::make_strand(ioc);
+  std::array<char, 8> buf;
+  result r;
+  bool in_strand = false;
+  s.expires_after(50ms);
+  s.async_read_some(net::buffer(buf), net::bind_executor(strand,
+      [&](error_code ec, std::size_t n) {
+        in_strand = strand.running_in_this_thread();
+        r.handler()(ec, n);
+      }));
+  run_until(ioc, r.done);
+  BOOST_TEST(in_strand);
+  BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+  BOOST_TEST(!s.socket().is_open());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,26 +5,10 @@
 
 #include <array>
 #include <atomic>
-#include <cstdlib>
-#include <new>
 
-// Counts the global allocations of this test program while `counting`.
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<std::size_t> allocations{0};
-}
-
-void* operator new(std::size_t n)
-{
-  if (counting.load(std::memory_order_relaxed))
-    allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1))
-    return p;
-  throw std::bad_alloc();
-}
-
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+// The global allocations of this program while counting (count_new.cpp).
+extern std::atomic<bool> counting;
+extern std::atomic<std::size_t> allocations;
 
 using namespace beast_suite;
 using service_type = asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
