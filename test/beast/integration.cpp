@@ -250,29 +250,29 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_and_use_future_tokens, F, families)
   std::thread t([&] { ioc.run_for(10s); });
   BOOST_TEST((f.wait_for(5s) == std::future_status::ready));
   BOOST_TEST(f.get() == 3u);
-  s2.expires_after(60ms);
-  std::future<std::size_t> f2 =
-      s2.async_read_some(net::buffer(buf), net::use_future);
-  const bool ready = f2.wait_for(5s) == std::future_status::ready;
-  BOOST_TEST(ready);
-  try
+  // A timeout with use_future: ours only. Beast runs its timeout handler on
+  // the handler's associated executor, which for use_future runs functions
+  // on the system executor's threads: Beast closes the socket there, racing
+  // with the read's completion on the io_context's thread (which may then
+  // see operation_aborted, and which ThreadSanitizer reports). Ours closes
+  // it on the stream's executor.
+  if constexpr (F::is_wheel)
   {
-    if (ready)
-      f2.get();
-    BOOST_TEST(false, "no timeout");
-  }
-  catch (const boost::system::system_error& e)
-  {
-    // Beast runs its timeout handler on the handler's associated executor,
-    // which for use_future runs functions on the system executor's threads:
-    // the socket is closed there, racing with the read's completion on the
-    // io_context's thread, which may see operation_aborted before the
-    // handler sets its timeout flag. Ours closes on the stream's executor.
-    if (F::is_wheel)
+    s2.expires_after(60ms);
+    std::future<std::size_t> f2 =
+        s2.async_read_some(net::buffer(buf), net::use_future);
+    const bool ready = f2.wait_for(5s) == std::future_status::ready;
+    BOOST_TEST(ready);
+    try
+    {
+      if (ready)
+        f2.get();
+      BOOST_TEST(false, "no timeout");
+    }
+    catch (const boost::system::system_error& e)
+    {
       BOOST_TEST(e.code() == timeout_ec, e.code().message());
-    else
-      BOOST_TEST((e.code() == timeout_ec
-          || e.code() == net::error::operation_aborted), e.code().message());
+    }
   }
   work.reset();
   ioc.stop();
