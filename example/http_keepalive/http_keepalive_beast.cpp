@@ -1,0 +1,10 @@
+// http_keepalive_beast: the same server on boost::beast::tcp_stream (a
+// steady_timer wait per timeout), the baseline of benchmark W9.
+#include "server.hpp"
+
+#include <boost/beast/core/tcp_stream.hpp>
+
+int main(int argc, char** argv) {
+  return http_keepalive::run_server<boost::beast::tcp_stream>(argc, argv, "http_keepalive_beast",
+                                                              "boost::beast::tcp_stream");
+}

@@ -1,0 +1,9 @@
+// http_keepalive_no_timeout: the same server on a plain tcp::socket, with no
+// timeout at all (--idle-timeout is ignored): the floor that SPEC 9 measures
+// the timeouts' cost against in benchmark W9.
+#include "server.hpp"
+
+int main(int argc, char** argv) {
+  return http_keepalive::run_server<boost::asio::ip::tcp::socket>(argc, argv, "http_keepalive_no_timeout",
+                                                                  "boost::asio::ip::tcp::socket (no timeouts)");
+}

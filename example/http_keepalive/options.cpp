@@ -1,0 +1,63 @@
+// Flag parsing of the HTTP keep-alive server, on the keepalive chat example's
+// helpers. Every error message starts with the flag it is about.
+#include "options.hpp"
+
+#include "../keepalive_chat/options.hpp"
+
+#include <boost/asio/ip/address.hpp>
+
+#include <sstream>
+
+namespace http_keepalive {
+
+using keepalive_chat::usage_error;
+
+server_options parse_server_options(int argc, char** argv) {
+  server_options o;
+  keepalive_chat::for_each_flag(argc, argv, {"--help"}, [&](const std::string& flag, const std::string& value) {
+    if (flag == "--help") {
+      o.help = true;
+    } else if (flag == "--bind") {
+      boost::system::error_code ec;
+      boost::asio::ip::make_address(value, ec);
+      if (ec) throw usage_error("--bind: expected an IP address (e.g. 127.0.0.1, ::1), got \"" + value + "\"");
+      o.bind_address = value;
+    } else if (flag == "--port") {
+      o.port = static_cast<unsigned short>(keepalive_chat::parse_count(flag, value, 0, 65535));
+    } else if (flag == "--threads") {
+      o.threads = keepalive_chat::parse_count(flag, value, 1, 256);
+    } else if (flag == "--idle-timeout") {
+      o.idle_timeout = keepalive_chat::parse_duration(flag, value);
+      if (o.idle_timeout.count() == 0)
+        throw usage_error("--idle-timeout: must be greater than 0, got \"" + value + "\"");
+    } else if (flag == "--body") {
+      if (value.size() > 1 << 20) throw usage_error("--body: at most 1 MiB, got " + std::to_string(value.size()) + " bytes");
+      o.body = value;
+    } else {
+      throw usage_error(flag + ": unknown flag (see --help)");
+    }
+  });
+  return o;
+}
+
+std::string server_usage(const std::string& program, const std::string& stream) {
+  const server_options d;
+  std::ostringstream out;
+  out << "usage: " << program << " [flags]\n"
+      << "Beast's asynchronous HTTP keep-alive server pattern on " << stream << ".\n"
+      << "Answers GET and HEAD of any target with 200 and a fixed body; anything else gets 400.\n"
+      << "Durations take a unit: ns, us, ms, s, m (e.g. 30s, 250ms).\n\n"
+      << "  --bind ADDRESS        address to listen on (default " << d.bind_address << ")\n"
+      << "  --port N              port, 0 picks a free one (default 0)\n"
+      << "  --threads N           threads running the io_context (default " << d.threads << ")\n"
+      << "  --idle-timeout D      stream.expires_after(D) before every read: a connection silent\n"
+      << "                        this long is closed (default "
+      << keepalive_chat::format_duration(d.idle_timeout) << "; ignored without timeouts)\n"
+      << "  --body TEXT           the body of every 200 response (default \"Hello, world!\\n\")\n"
+      << "  --help                print this and exit\n\n"
+      << "The first line printed is \"listening on ADDRESS:PORT\". SIGINT/SIGTERM: stop accepting,\n"
+      << "finish the responses under way, close every connection, exit 0. A bad flag value exits 2.\n";
+  return out.str();
+}
+
+}  // namespace http_keepalive

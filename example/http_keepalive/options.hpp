@@ -1,0 +1,31 @@
+// Command-line flags of the HTTP keep-alive server. The parsing helpers
+// (durations with a unit, bounded counts, "--flag value" walking, usage_error)
+// are the keepalive chat example's: a bad flag or value is a one-line error
+// naming the flag, and main() exits with status 2.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace http_keepalive {
+
+struct server_options {
+  std::string bind_address = "127.0.0.1";
+  unsigned short port = 0;  // 0: the kernel picks a free port, printed on the first line
+  std::size_t threads = 1;
+  // stream.expires_after(idle_timeout) before every read, as Beast's example does with 30 s.
+  std::chrono::nanoseconds idle_timeout = std::chrono::seconds(30);
+  // The body of every 200 response; small and fixed, so that a benchmark
+  // measures the server and its timeouts, not file I/O.
+  std::string body = "Hello, world!\n";
+  bool help = false;
+};
+
+// Parses the flags; throws keepalive_chat::usage_error on a bad flag or value.
+server_options parse_server_options(int argc, char** argv);
+
+// The --help text: every flag with its default. `stream` names the stream type.
+std::string server_usage(const std::string& program, const std::string& stream);
+
+}  // namespace http_keepalive
