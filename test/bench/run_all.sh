@@ -2,7 +2,7 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (SPEC 5, W1-W8) at full size, merges
+# Runs every benchmark of test/bench (SPEC 5, W1-W9) at full size, merges
 # their JSON reports into OUT_DIR/results.json together with a description of
 # the machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
@@ -14,7 +14,8 @@
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
 # (skipped if absent); gnuplot for the plots (skipped if absent). The runs
 # take about 3 minutes on a 2-core machine (W8's two programs about 80 s of
-# it); about 5 minutes with a fresh build. W8 runs with --share-sockets: where
+# it), plus about 4 minutes for W9 (http_wrk.sh, the HTTP keep-alive example
+# under wrk; skipped when wrk is not installed); longer with a fresh build. W8 runs with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
 # socket and says so in its table (column "reads per socket").
 #
@@ -82,6 +83,16 @@ for entry in $programs; do
   "$bench_dir/$p" $extra --json "$out_dir/$name.json" | tee "$out_dir/$name.txt"
   echo
 done
+# W9 (SPEC 5 and 9): the HTTP keep-alive example under wrk, a script of its
+# own that builds its programs and writes http_wrk.json and http_wrk_summary.md.
+if command -v wrk >/dev/null 2>&1; then
+  echo "== http_wrk (W9)"
+  "$script_dir/http_wrk.sh" "$build_dir" "$out_dir"
+  echo
+else
+  echo "== http_wrk (W9): wrk not found (Debian: wrk; scripts/install-deps --bench), skipped"
+  rm -f "$out_dir/http_wrk.json" "$out_dir/http_wrk_summary.md"
+fi
 elapsed=$(( $(date +%s) - start ))
 
 # --- the machine and the merged JSON -------------------------------------
@@ -101,7 +112,7 @@ revision=$(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo "unk
   printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
     "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
   first=1
-  for entry in $programs; do
+  for entry in $programs http_wrk; do
     name=$(report_name "$entry")
     [ -f "$out_dir/$name.json" ] || continue
     [ $first -eq 1 ] || printf ',\n'
@@ -265,6 +276,10 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
     done
   done
   echo
+  if [ -f "$out_dir/http_wrk_summary.md" ]; then
+    # W9's tables without its own budget table (the rows are in the one below).
+    sed '/^| verdict |/,$d' "$out_dir/http_wrk_summary.md"
+  fi
   echo "#### Budgets"
   echo
   echo "| verdict | budget | measured | limit |"
