@@ -14,9 +14,12 @@ using keepalive_chat::usage_error;
 
 server_options parse_server_options(int argc, char** argv) {
   server_options o;
-  keepalive_chat::for_each_flag(argc, argv, {"--help"}, [&](const std::string& flag, const std::string& value) {
+  keepalive_chat::for_each_flag(argc, argv, {"--help", "--no-timeout"}, [&](const std::string& flag,
+                                                                            const std::string& value) {
     if (flag == "--help") {
       o.help = true;
+    } else if (flag == "--no-timeout") {
+      o.no_timeout = true;
     } else if (flag == "--bind") {
       boost::system::error_code ec;
       boost::asio::ip::make_address(value, ec);
@@ -53,6 +56,7 @@ std::string server_usage(const std::string& program, const std::string& stream) 
       << "  --idle-timeout D      stream.expires_after(D) before every read: a connection silent\n"
       << "                        this long is closed (default "
       << keepalive_chat::format_duration(d.idle_timeout) << "; ignored without timeouts)\n"
+      << "  --no-timeout          never call expires_after: no timeout at all, on the same stream\n"
       << "  --body TEXT           the body of every 200 response (default \"Hello, world!\\n\")\n"
       << "  --help                print this and exit\n\n"
       << "The first line printed is \"listening on ADDRESS:PORT\". SIGINT/SIGTERM: stop accepting,\n"

@@ -16,6 +16,9 @@ struct server_options {
   std::size_t threads = 1;
   // stream.expires_after(idle_timeout) before every read, as Beast's example does with 30 s.
   std::chrono::nanoseconds idle_timeout = std::chrono::seconds(30);
+  // --no-timeout: no expires_after at all (the stream's expiry stays "never"),
+  // to measure what the timeouts cost on the same stream type.
+  bool no_timeout = false;
   // The body of every 200 response; small and fixed, so that a benchmark
   // measures the server and its timeouts, not file I/O.
   std::string body = "Hello, world!\n";

@@ -97,7 +97,8 @@ class session : public std::enable_shared_from_this<session<Stream>>,
   void do_read() {
     if (stopping_) return do_close();
     request_ = {};  // a fresh request before every read, or the parser misbehaves
-    if constexpr (has_timeouts<Stream>) stream_.expires_after(owner_.options().idle_timeout);
+    if constexpr (has_timeouts<Stream>)
+      if (!owner_.options().no_timeout) stream_.expires_after(owner_.options().idle_timeout);
     reading_ = true;
     http::async_read(stream_, buffer_, request_,
                      boost::beast::bind_front_handler(&session::on_read, this->shared_from_this()));

@@ -4,28 +4,31 @@
 #
 # Benchmark W9 (SPEC 5 and 9): example/http_keepalive, Beast's keep-alive HTTP
 # server with stream.expires_after(30s) before every read, loaded by wrk,
-# built three times with only the stream type changed:
-#   beast  http_keepalive_beast       boost::beast::tcp_stream (the baseline)
-#   wheel  http_keepalive             asio_wheel::beast::tcp_stream
-#   none   http_keepalive_no_timeout  a plain tcp::socket, no timeout (the floor)
+# built three times with only the stream type changed, run four ways:
+#   beast    http_keepalive_beast       boost::beast::tcp_stream (the baseline)
+#   wheel    http_keepalive             asio_wheel::beast::tcp_stream
+#   untimed  http_keepalive --no-timeout  the wheel's stream, no expires_after:
+#                                       "the same server without timeouts" (SPEC 9)
+#   socket   http_keepalive_no_timeout  a plain tcp::socket, no stream, no timeout
 #
 # 1. Load: for N in W9_CONNECTIONS (default 1000 and 10000), W9_PAIRS rounds
-#    (default 3) of one run of each program in turn (beast, wheel, none, beast,
-#    wheel, none, ...: on a shared machine the programs of one round see the
-#    same load). Each run starts a fresh server (--threads 1, io_context(1))
+#    (default 3) of one run of each way in turn (beast, wheel, untimed, socket,
+#    beast, wheel, ...: on a shared machine the ways of one round see the same
+#    load). Each run starts a fresh server (--threads 1, io_context(1))
 #    and runs `wrk -t1 -cN -dW9_SECONDS` (default 10 s) against it. Server CPU
 #    per request = (utime + stime of the server from /proc/PID/stat, after wrk
 #    minus before) / the requests wrk counted; requests per second are wrk's.
-# 2. Idle memory: W9_IDLE_REPS rounds (default 3) of each program in turn: a
+# 2. Idle memory: W9_IDLE_REPS rounds (default 3) of each way in turn: a
 #    fresh server, one warm-up connection (so lazily made state, such as the
 #    wheel's slot array, is in the baseline), VmRSS; then bench_http_idle_clients
 #    opens W9_IDLE connections (default 10000) that send one request each and
 #    stay idle; after 1 s VmRSS again. Bytes per idle connection = the RSS
 #    delta / connections. The clients check that no connection was closed.
 #
-# Prints every run, then the medians, the wheel/beast and x/none ratios and the
-# verdicts; writes OUT_DIR/http_wrk.txt (the same), OUT_DIR/http_wrk.json (one
-# record per line, bench_support.hpp's format) and OUT_DIR/http_wrk_summary.md.
+# Prints every run, then the medians, the x/beast and x/untimed ratios and the
+# verdicts; writes OUT_DIR/http_wrk.txt (the same), OUT_DIR/http_wrk.json (the
+# records one per line, in bench_support.hpp's format, which run_all.sh merges)
+# and OUT_DIR/http_wrk_summary.md.
 # BUILD_DIR is configured like run_all.sh's (Release, -O2 -DNDEBUG) if it has
 # no CMakeCache.txt; only the four programs are built. Needs wrk (Debian
 # package wrk; scripts/install-deps --bench). About 4 minutes with defaults.
@@ -78,26 +81,31 @@ if [ "$(ulimit -n)" -lt $((idle_connections + 64)) ]; then
 fi
 clock_ticks=$(getconf CLK_TCK)
 json=$out_dir/http_wrk.json
+records=$tmp/records.json   # wrapped into $json at the end, as bench_support.hpp writes
 text=$out_dir/http_wrk.txt
-: > "$json"
+rm -f "$json"
+: > "$records"
 : > "$text"
 say() { printf '%s\n' "$*" | tee -a "$text"; }
 record() { # impl n metric value [run]
   printf '{"kind":"measurement","program":"http_wrk","workload":"W9","impl":"%s","n":%s,"metric":"%s","value":%s,%s"smoke":%s}\n' \
-    "$1" "$2" "$3" "$4" "${5:+\"run\":$5,}" "$smoke" >> "$json"
+    "$1" "$2" "$3" "$4" "${5:+\"run\":$5,}" "$smoke" >> "$records"
 }
-program_of() {
+ways="beast wheel untimed socket"
+command_of() { # way: the server's command line, less the common flags
   case $1 in
     beast) echo "$example_dir/http_keepalive_beast" ;;
     wheel) echo "$example_dir/http_keepalive" ;;
-    none) echo "$example_dir/http_keepalive_no_timeout" ;;
+    untimed) echo "$example_dir/http_keepalive --no-timeout" ;;
+    socket) echo "$example_dir/http_keepalive_no_timeout" ;;
   esac
 }
 
 # start_server IMPL: starts it on a free port; sets server_pid and port.
 start_server() {
   rm -f "$tmp/server.out"
-  "$(program_of "$1")" --port 0 --threads 1 --idle-timeout 30s > "$tmp/server.out" 2> "$tmp/server.err" &
+  # shellcheck disable=SC2046
+  $(command_of "$1") --port 0 --threads 1 --idle-timeout 30s > "$tmp/server.out" 2> "$tmp/server.err" &
   server_pid=$!
   i=0
   until [ -s "$tmp/server.out" ]; do
@@ -118,17 +126,18 @@ cpu_ticks() { # utime + stime; the command name has no spaces
 rss_kib() {
   awk '/^VmRSS:/ { print $2 }' "/proc/$server_pid/status"
 }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.3f-%.3f", lo, hi; else print "-" }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 say "W9 HTTP keep-alive server under wrk: $(nproc) cores, load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 say "revision $(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo unknown), build $build_type, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 say ""
 say "load: wrk -t1 -cN -d${seconds}s, server --threads 1; one line per run"
-say "N     round impl  requests  req/s      cpu_s   cpu_us/req  socket_errors"
+say "N     round impl     requests  req/s      cpu_s   cpu_us/req  socket_errors"
 for n in $connections; do
   round=1
   while [ $round -le "$pairs" ]; do
-    for impl in beast wheel none; do
+    for impl in $ways; do
       start_server $impl
       before=$(cpu_ticks)
       wrk -t1 -c"$n" -d"${seconds}s" --timeout 30s "http://127.0.0.1:$port/" > "$tmp/wrk.out" 2>&1 || {
@@ -143,7 +152,7 @@ for n in $connections; do
       if [ -n "$non2xx" ]; then echo "$0: $impl answered $non2xx non-2xx responses" >&2; exit 1; fi
       cpu_s=$(awk -v t=$((after - before)) -v hz="$clock_ticks" 'BEGIN { printf "%.2f", t / hz }')
       us=$(awk -v t=$((after - before)) -v hz="$clock_ticks" -v r="$requests" 'BEGIN { printf "%.3f", t / hz * 1e6 / r }')
-      say "$(printf '%-5s %-5s %-5s %-9s %-10s %-7s %-11s %s' "$n" "$round" "$impl" "$requests" "$rps" "$cpu_s" "$us" "${errors:-none}")"
+      say "$(printf '%-5s %-5s %-8s %-9s %-10s %-7s %-11s %s' "$n" "$round" "$impl" "$requests" "$rps" "$cpu_s" "$us" "${errors:-none}")"
       record "$impl" "$n" cpu_us_per_request "$us" "$round"
       record "$impl" "$n" requests_per_second "$rps" "$round"
       printf '%s %s %s %s\n' "$n" "$round" "$impl" "$us" >> "$tmp/cpu.runs"
@@ -155,10 +164,10 @@ done
 
 say ""
 say "idle memory: $idle_connections connections, one request each, then idle; one line per run"
-say "round impl  baseline_KiB  loaded_KiB  bytes_per_connection  closed_by_server"
+say "round impl     baseline_KiB  loaded_KiB  bytes_per_connection  closed_by_server"
 round=1
 while [ $round -le "$idle_reps" ]; do
-  for impl in beast wheel none; do
+  for impl in $ways; do
     start_server $impl
     # Warm-up: one connection, one request, gone.
     echo | "$idle_clients" --port "$port" --connections 1 > /dev/null
@@ -182,7 +191,7 @@ while [ $round -le "$idle_reps" ]; do
     closed=$(sed -n 's/^closed_by_server //p' "$tmp/idle.out")
     stop_server
     bytes=$(awk -v b="$baseline" -v l="$loaded" -v c="$idle_connections" 'BEGIN { printf "%.0f", (l - b) * 1024 / c }')
-    say "$(printf '%-5s %-5s %-13s %-11s %-21s %s' "$round" "$impl" "$baseline" "$loaded" "$bytes" "$closed")"
+    say "$(printf '%-5s %-8s %-13s %-11s %-21s %s' "$round" "$impl" "$baseline" "$loaded" "$bytes" "$closed")"
     if [ "$closed" != 0 ]; then echo "$0: the $impl server closed $closed idle connections within seconds of a 30 s timeout" >&2; exit 1; fi
     record "$impl" "$idle_connections" bytes_per_idle_connection "$bytes" "$round"
     printf '%s %s %s\n' "$round" "$impl" "$bytes" >> "$tmp/rss.runs"
@@ -195,7 +204,7 @@ med() { # file n impl -> median of the runs' values (n "-" for the idle file)
   if [ "$2" = - ]; then awk -v i="$3" '$2 == i { print $3 }' "$1" | median
   else awk -v n="$2" -v i="$3" '$1 == n && $3 == i { print $4 }' "$1" | median; fi
 }
-# Per-round ratio wheel/beast (the two ran back to back): median and range.
+# The per-round ratios a : b of CPU per request (the ways of a round ran back to back).
 round_ratios() { # n a b
   awk -v n="$1" -v a="$2" -v b="$3" '$1 == n { v[$2 " " $3] = $4; r[$2] = 1 }
     END { for (k in r) if ((k " " a) in v && (k " " b) in v) print v[k " " a] / v[k " " b] }' "$tmp/cpu.runs" | sort -g
@@ -206,48 +215,52 @@ verdict() { # measured limit
 budget() { # what measured limit
   v=$(verdict "$2" "$3")
   printf '{"kind":"budget","program":"http_wrk","workload":"W9","budget":"%s","measured":%s,"limit":%s,"verdict":"%s","detail":"","smoke":%s}\n' \
-    "$1" "$2" "$3" "$v" "$smoke" >> "$json"
+    "$1" "$2" "$3" "$v" "$smoke" >> "$records"
   printf '| %s | %s | %.4g | %.4g |\n' "$v" "$1" "$2" "$3" >> "$tmp/budgets.md"
 }
 : > "$tmp/budgets.md"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
 {
   echo "#### W9 HTTP keep-alive server under wrk (medians of $pairs rounds of ${seconds} s; server --threads 1)"
   echo
-  echo "| N | stream | server CPU us per request | requests/s | CPU : beast (median, range of per-round ratios) | CPU : none |"
-  echo "|---:|---|---:|---:|---|---:|"
+  echo "| N | way | server CPU us per request | requests/s | CPU : beast, median of the rounds (range) | CPU : untimed, median (range) |"
+  echo "|---:|---|---:|---:|---|---|"
   for n in $connections; do
-    beast_cpu=$(med "$tmp/cpu.runs" "$n" beast)
-    none_cpu=$(med "$tmp/cpu.runs" "$n" none)
-    for impl in beast wheel none; do
+    for impl in $ways; do
       cpu=$(med "$tmp/cpu.runs" "$n" $impl)
       rps=$(med "$tmp/rps.runs" "$n" $impl)
       record $impl "$n" cpu_us_per_request_median "$cpu"
       record $impl "$n" requests_per_second_median "$rps"
-      ratios=$(round_ratios "$n" $impl beast | tr '\n' ' ')
-      rmed=$(round_ratios "$n" $impl beast | median)
-      printf '| %s | %s | %.3f | %.0f | %.3f (%s) | %.3f |\n' "$n" "$impl" "$cpu" "$rps" "$rmed" \
-        "$(printf '%s' "$ratios" | awk '{ printf "%.3f-%.3f", $1, $NF }')" \
-        "$(awk -v a="$cpu" -v b="$none_cpu" 'BEGIN { print a / b }')"
+      printf '| %s | %s | %.3f | %.0f | %.3f (%s) | %.3f (%s) |\n' "$n" "$impl" "$cpu" "$rps" \
+        "$(round_ratios "$n" $impl beast | median)" "$(round_ratios "$n" $impl beast | range)" \
+        "$(round_ratios "$n" $impl untimed | median)" "$(round_ratios "$n" $impl untimed | range)"
     done
-    wheel_ratio=$(round_ratios "$n" wheel beast | median)
-    budget "W9 server CPU per request wheel : beast at N=$n (SPEC 5)" "$wheel_ratio" 1
-    budget "W9 server CPU per request wheel : none at N=$n (SPEC 9, within 3 %)" \
-      "$(awk -v a="$(med "$tmp/cpu.runs" "$n" wheel)" -v b="$none_cpu" 'BEGIN { print a / b }')" 1.03
-    record wheel "$n" cpu_saving_vs_beast_percent "$(awk -v r="$wheel_ratio" 'BEGIN { print (1 - r) * 100 }')"
+    wheel_beast=$(round_ratios "$n" wheel beast | median)
+    record wheel "$n" cpu_saving_vs_beast_percent "$(awk -v r="$wheel_beast" 'BEGIN { print (1 - r) * 100 }')"
+    budget "W9 server CPU per request wheel : beast at N=$n (SPEC 5)" "$wheel_beast" 1
+    budget "W9 server CPU per request wheel : untimed at N=$n (SPEC 9, within 3 %)" \
+      "$(round_ratios "$n" wheel untimed | median)" 1.03
   done
+  echo
+  echo "untimed: the wheel's stream without expires_after (--no-timeout); socket: a plain tcp::socket."
+  echo "Ratios are taken within a round (the ways of a round ran back to back)."
   echo
   echo "Idle memory, $idle_connections connections (median of $idle_reps runs):"
   echo
-  echo "| stream | bytes per idle connection | minus none's |"
-  echo "|---|---:|---:|"
-  none_bytes=$(med "$tmp/rss.runs" - none)
-  for impl in beast wheel none; do
+  echo "| way | bytes per idle connection | minus untimed's | minus socket's |"
+  echo "|---|---:|---:|---:|"
+  untimed_bytes=$(med "$tmp/rss.runs" - untimed)
+  socket_bytes=$(med "$tmp/rss.runs" - socket)
+  for impl in $ways; do
     b=$(med "$tmp/rss.runs" - $impl)
     record $impl "$idle_connections" bytes_per_idle_connection_median "$b"
-    printf '| %s | %.0f | %.0f |\n' "$impl" "$b" "$(awk -v a="$b" -v c="$none_bytes" 'BEGIN { print a - c }')"
+    printf '| %s | %.0f | %.0f | %.0f |\n' "$impl" "$b" "$(awk -v a="$b" -v c="$untimed_bytes" 'BEGIN { print a - c }')" \
+      "$(awk -v a="$b" -v c="$socket_bytes" 'BEGIN { print a - c }')"
   done
-  budget "W9 bytes per idle connection wheel - none (SPEC 9, within 150)" \
-    "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$none_bytes" 'BEGIN { print a - c }')" 150
+  budget "W9 bytes per idle connection wheel - untimed (SPEC 9, within 150)" \
+    "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$untimed_bytes" 'BEGIN { print a - c }')" 150
+  budget "W9 bytes per idle connection wheel - socket (SPEC 9, within 150)" \
+    "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$socket_bytes" 'BEGIN { print a - c }')" 150
   echo
   echo "| verdict | budget | measured | limit |"
   echo "|---|---|---:|---:|"
@@ -255,5 +268,10 @@ budget() { # what measured limit
   echo
   echo "Load average after the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (the machine is shared)."
 } > "$out_dir/http_wrk_summary.md"
+{
+  printf '{"program":"http_wrk","records":[\n'
+  sed '$!s/$/,/' "$records"
+  printf ']}\n'
+} > "$json"
 say ""
 tee -a "$text" < "$out_dir/http_wrk_summary.md"

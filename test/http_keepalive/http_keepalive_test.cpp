@@ -274,6 +274,22 @@ BOOST_AUTO_TEST_CASE(each_request_restarts_the_idle_timeout) {
   }
 }
 
+// --no-timeout (the floor of benchmark W9): no expires_after at all, so an
+// idle connection stays open on the same stream type.
+BOOST_AUTO_TEST_CASE(no_timeout_leaves_idle_connections_open) {
+  for (const auto& p : with_timeouts) {
+    BOOST_TEST_CONTEXT(p.name) {
+      http_server server(p, {"--idle-timeout", "100ms", "--no-timeout"});
+      line_client client(server.port());
+      BOOST_REQUIRE(client.send(get));
+      BOOST_TEST_REQUIRE(read_response(client).has_value());
+      BOOST_TEST(client.stays_quiet_for(600ms), "closed although --no-timeout was given");
+      BOOST_REQUIRE(client.send(get));
+      BOOST_TEST(read_response(client).has_value());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(process)
@@ -330,7 +346,7 @@ BOOST_AUTO_TEST_CASE(help_lists_the_flags_and_exits_zero) {
       const auto status = child.wait_for_exit(5000ms);
       BOOST_TEST_REQUIRE(status.has_value());
       BOOST_TEST(*status == 0);
-      for (const char* flag : {"--bind", "--port", "--threads", "--idle-timeout", "--body"})
+      for (const char* flag : {"--bind", "--port", "--threads", "--idle-timeout", "--no-timeout", "--body"})
         BOOST_TEST(text.find(flag) != std::string::npos, flag << " missing from --help");
     }
   }
