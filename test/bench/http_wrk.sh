@@ -60,11 +60,19 @@ if [ "$smoke" != true ] && [ "$build_type" != Release ] && [ "$build_type" != Re
   echo "$0: $build_dir is a $build_type build; W9 measures an optimised one (Release, -O2 -DNDEBUG)" >&2
   exit 1
 fi
-cmake --build "$build_dir" --parallel 2 --target http_keepalive http_keepalive_beast \
-  http_keepalive_no_timeout bench_http_idle_clients
+# W9_BUILD=0: use the programs as built (CTest's smoke run: the build is not
+# the test's to run, and ctest -j may run other tests meanwhile).
+if [ "${W9_BUILD:-1}" != 0 ]; then
+  cmake --build "$build_dir" --parallel 2 --target http_keepalive http_keepalive_beast \
+    http_keepalive_no_timeout bench_http_idle_clients
+fi
 
 example_dir=$build_dir/example/http_keepalive
 idle_clients=$build_dir/test/bench/bench_http_idle_clients
+for program in "$example_dir/http_keepalive" "$example_dir/http_keepalive_beast" \
+    "$example_dir/http_keepalive_no_timeout" "$idle_clients"; do
+  [ -x "$program" ] || { echo "$0: $program is not built" >&2; exit 1; }
+done
 mkdir -p "$out_dir"
 tmp=$(mktemp -d)
 server_pid=

@@ -14,8 +14,9 @@
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
 # (skipped if absent); gnuplot for the plots (skipped if absent). The runs
 # take about 3 minutes on a 2-core machine (W8's two programs about 80 s of
-# it), plus about 4 minutes for W9 (http_wrk.sh, the HTTP keep-alive example
-# under wrk; skipped when wrk is not installed); longer with a fresh build. W8 runs with --share-sockets: where
+# it), plus about 5 minutes for W9 (http_wrk.sh, the HTTP keep-alive example
+# under wrk; skipped when wrk is not installed or the examples are turned
+# off); longer with a fresh build. W8 runs with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
 # socket and says so in its table (column "reads per socket").
 #
@@ -85,7 +86,10 @@ for entry in $programs; do
 done
 # W9 (SPEC 5 and 9): the HTTP keep-alive example under wrk, a script of its
 # own that builds its programs and writes http_wrk.json and http_wrk_summary.md.
-if command -v wrk >/dev/null 2>&1; then
+if grep -q '^ASIO_WHEEL_BUILD_EXAMPLES:BOOL=OFF' "$cache"; then
+  echo "== http_wrk (W9): $build_dir has the examples turned off, skipped"
+  rm -f "$out_dir/http_wrk.json" "$out_dir/http_wrk_summary.md"
+elif command -v wrk >/dev/null 2>&1; then
   echo "== http_wrk (W9)"
   "$script_dir/http_wrk.sh" "$build_dir" "$out_dir"
   echo
