@@ -31,7 +31,7 @@
 # and OUT_DIR/http_wrk_summary.md.
 # BUILD_DIR is configured like run_all.sh's (Release, -O2 -DNDEBUG) if it has
 # no CMakeCache.txt; only the four programs are built. Needs wrk (Debian
-# package wrk; scripts/install-deps --bench). About 4 minutes with defaults.
+# package wrk; scripts/install-deps --bench). About 6 minutes with defaults.
 #
 set -eu
 

@@ -14,7 +14,7 @@
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
 # (skipped if absent); gnuplot for the plots (skipped if absent). The runs
 # take about 3 minutes on a 2-core machine (W8's two programs about 80 s of
-# it), plus about 5 minutes for W9 (http_wrk.sh, the HTTP keep-alive example
+# it), plus about 6 minutes for W9 (http_wrk.sh, the HTTP keep-alive example
 # under wrk; skipped when wrk is not installed or the examples are turned
 # off); longer with a fresh build. W8 runs with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
