@@ -8,6 +8,8 @@
 #   storm.png     W3: CPU time of the storm and p99 lateness, per N
 #   memory.png    W5: bytes per timer with one pending wait, per N
 #   fairness.png  W6: the ping-pong's round trips around the storm
+#   http.png      W9: the HTTP server's CPU per request in every round, and its bytes
+#                 per idle connection (only when the JSON has W9, from http_wrk.sh)
 # Each measurement is one line of the JSON (bench_support.hpp writes them so),
 # so plain grep/sed extract them; no JSON tool is needed.
 #
@@ -67,6 +69,7 @@ printf '"worst RTT" %s %s\n"worst RTT in the storm" %s %s\n"most loop CPU in one
   > "$data_dir/fairness.dat"
 
 # --- plots -----------------------------------------------------------------
+if grep -q '"workload":"W1".*"smoke":false' "$results"; then
 gnuplot <<EOF
 set datafile missing "-"
 set terminal pngcairo noenhanced size 900,560 font "DejaVu Sans,10"
@@ -134,3 +137,65 @@ set xrange [-0.5:3.5]
 plot "$data_dir/fairness.dat" using 2:xtic(1) title "steady_timer", "" using 3 title "wheel_timer"
 EOF
 echo "plots written to $plot_dir: churn.png storm.png memory.png fairness.png"
+else
+  echo "no W1 in $results: churn.png, storm.png, memory.png, fairness.png not written"
+fi
+
+# --- W9 (test/bench/http_wrk.sh) ----------------------------------------------
+# run_value WORKLOAD IMPL N METRIC RUN: a figure of one round, or "-".
+run_value() {
+  v=$(grep '"kind":"measurement"' "$results" | grep '"smoke":false' \
+    | grep "\"workload\":\"$1\"" | grep "\"impl\":\"$2\"" \
+    | grep "\"n\":$3," | grep "\"metric\":\"$4\"" | grep "\"run\":$5[,}]" \
+    | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
+  printf '%s' "${v:--}"
+}
+if ! grep -q '"workload":"W9".*"smoke":false' "$results"; then
+  echo "no W9 in $results: http.png not written"
+  exit 0
+fi
+for n in 1000 10000; do
+  run=1
+  while [ "$(run_value W9 beast $n cpu_us_per_request $run)" != "-" ]; do
+    printf '"%sk, round %s" %s %s %s %s\n' "$((n / 1000))" "$run" \
+      "$(run_value W9 beast $n cpu_us_per_request $run)" \
+      "$(run_value W9 wheel $n cpu_us_per_request $run)" \
+      "$(run_value W9 untimed $n cpu_us_per_request $run)" \
+      "$(run_value W9 socket $n cpu_us_per_request $run)"
+    run=$((run + 1))
+  done
+done > "$data_dir/http_cpu.dat"
+printf '"10k idle connections (median)" %s %s %s %s\n' \
+  "$(value W9 beast 10000 bytes_per_idle_connection_median)" \
+  "$(value W9 wheel 10000 bytes_per_idle_connection_median)" \
+  "$(value W9 untimed 10000 bytes_per_idle_connection_median)" \
+  "$(value W9 socket 10000 bytes_per_idle_connection_median)" > "$data_dir/http_memory.dat"
+
+gnuplot <<EOF
+set datafile missing "-"
+set terminal pngcairo noenhanced size 1100,560 font "DejaVu Sans,10"
+set output "$plot_dir/http.png"
+set multiplot layout 1,2 title "W9: Beast keep-alive HTTP server under wrk (1 server thread)"
+set grid ytics
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key below
+set yrange [0:*]
+set title "server CPU per request, every round (lower is better)"
+set ylabel "CPU microseconds per request"
+set xtics rotate by -30
+plot "$data_dir/http_cpu.dat" using 2:xtic(1) title "boost::beast::tcp_stream", \
+     "" using 3 title "asio_wheel::beast::tcp_stream", \
+     "" using 4 title "the same, --no-timeout", \
+     "" using 5 title "plain tcp::socket"
+set title "memory per idle connection (lower is better)"
+set ylabel "bytes per connection"
+set xtics norotate
+plot "$data_dir/http_memory.dat" using 2:xtic(1) title "boost::beast::tcp_stream", \
+     "" using 3 title "asio_wheel::beast::tcp_stream", \
+     "" using 4 title "the same, --no-timeout", \
+     "" using 5 title "plain tcp::socket"
+unset multiplot
+EOF
+echo "plot written to $plot_dir: http.png"
