@@ -51,6 +51,45 @@ double run_churn(struct ev_loop* loop, std::vector<ev_timer>& timers,
   return bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
 }
 
+/// libev's refresh after the loop's cached time went stale: a timer with
+/// repeat `timeout` is refreshed with ev_timer_again after `busy` of work
+/// during which the loop did not run (as in a handler that computes or
+/// blocks). Returns how much earlier than `timeout` after the refresh the
+/// timer fired, in ms: libev reads no clock, it adds the repeat to the
+/// time the loop last saw.
+double stale_refresh_early_ms(std::chrono::milliseconds timeout,
+    std::chrono::milliseconds busy)
+{
+  using clock = std::chrono::steady_clock;
+  struct ev_loop* loop = ev_loop_new(EVBACKEND_EPOLL);
+  if (!loop)
+    return 0;
+  struct fired_at { ev_timer timer; clock::time_point when; bool fired = false; };
+  fired_at f;
+  ev_init(&f.timer, [](struct ev_loop* l, ev_timer* t, int) {
+    fired_at* self = reinterpret_cast<fired_at*>(t);  // timer is the first member
+    self->when = clock::now();
+    self->fired = true;
+    ev_break(l, EVBREAK_ALL);
+  });
+  f.timer.repeat = std::chrono::duration<double>(timeout).count();
+  ev_timer_again(loop, &f.timer);
+  ev_run(loop, EVRUN_NOWAIT);  // the loop's cached time is now fresh
+  const clock::time_point busy_until = clock::now() + busy;
+  while (clock::now() < busy_until)
+  {
+  }
+  const clock::time_point refreshed = clock::now();
+  ev_timer_again(loop, &f.timer);
+  ev_run(loop, 0);  // until the timer fires (ev_break)
+  ev_timer_stop(loop, &f.timer);
+  ev_loop_destroy(loop);
+  if (!f.fired)
+    return 0;
+  return std::chrono::duration<double, std::milli>(
+      timeout - (f.when - refreshed)).count();
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -107,6 +146,18 @@ int main(int argc, char** argv)
     std::printf("%8s %14.1f\n", bench::size_label(n).c_str(), ns);
     report.measure("W1", "libev", n, "ns_per_rearm", ns);
   }
+  // Why libev's refresh is cheaper than any that reads a clock: it may
+  // make the timeout shorter than asked (doc/benchmarks.md, W2 and libev).
+  const auto stale_timeout = opts.smoke ? std::chrono::milliseconds(40)
+                                        : std::chrono::milliseconds(200);
+  const auto stale_busy = stale_timeout / 2;
+  const double early_ms = stale_refresh_early_ms(stale_timeout, stale_busy);
+  std::printf("\nev_timer_again after %lld ms without the loop running: a %lld ms "
+      "timeout fired %.1f ms early\n", static_cast<long long>(stale_busy.count()),
+      static_cast<long long>(stale_timeout.count()), early_ms);
+  report.measure("W2", "libev_stale_refresh", 1, "early_ms", early_ms);
+  report.note("stale_refresh_busy_ms", std::to_string(stale_busy.count()));
+  report.note("stale_refresh_timeout_ms", std::to_string(stale_timeout.count()));
   report.note("rearms_per_rep", std::to_string(rearms));
   report.note("reps", std::to_string(reps));
   return report.finish();
