@@ -71,6 +71,18 @@ void timing_wheel::erase(wheel_entry& e) noexcept
   }
 }
 
+void timing_wheel::rewind(tick_type to) noexcept
+{
+  while (!detached_.empty())
+  {
+    wheel_entry& e = detached_.front();
+    detached_.pop_front();
+    file(e, e.filed_tick);
+  }
+  advancing_ = false;
+  current_ = (std::min)(current_, to);
+}
+
 void timing_wheel::file(wheel_entry& e, tick_type due) noexcept
 {
   const std::size_t s = static_cast<std::size_t>(due) & mask_;

@@ -84,6 +84,11 @@ struct wheel_stats
   /// Entries visited in their slot that were due in a later round.
   std::uint64_t round_revisits = 0;
 
+  /// Times the wheel found that a clock that is not steady had stepped back
+  /// behind the ticks it had processed, and moved back to the clock (see
+  /// doc/design.md, "Clocks that step"). Always 0 with a steady clock.
+  std::uint64_t clock_steps_back = 0;
+
   /// Slices run: batches of decided waits (expired or aborted) whose
   /// handlers the service called itself, one scheduler operation each,
   /// with one thread or several (see doc/design.md, "Completion and

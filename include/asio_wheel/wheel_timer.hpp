@@ -378,6 +378,16 @@ private:
 /// The drop-in for asio::steady_timer.
 using wheel_timer = basic_wheel_timer<std::chrono::steady_clock>;
 
+/// The drop-in for asio::system_timer: a wall clock, which can step. A wait
+/// still completes only once the clock has reached its expiry, whatever
+/// steps the clock takes (see doc/design.md, "Clocks that step").
+using system_wheel_timer = basic_wheel_timer<std::chrono::system_clock>;
+
+/// The drop-in for asio::high_resolution_timer (on most standard libraries
+/// the same clock as system_clock or steady_clock).
+using high_resolution_wheel_timer =
+    basic_wheel_timer<std::chrono::high_resolution_clock>;
+
 ASIO_WHEEL_NAMESPACE_END
 
 #endif // ASIO_WHEEL_WHEEL_TIMER_HPP

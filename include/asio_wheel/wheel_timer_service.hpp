@@ -224,7 +224,7 @@ public:
       if (!(t < old_expiry))
         return moved;  // later: filed_tick stays <= the new due tick
       const detail::tick_type due = grid_.due_tick(t);
-      if (due <= wheel_.horizon())
+      if (due <= wheel_.horizon() && !rewound_for(t))
       {
         wheel_.erase(impl);
         expire(impl, Clock::now(),
@@ -434,7 +434,8 @@ private:
     const tick_type due = grid_.due_tick(impl.expiry);
     // (With waits already queued on the timer, a bounded advance has yet
     // to reach them: join them so that they all complete in order.)
-    if (due <= wheel_.horizon() && impl.waits.empty())
+    if (due <= wheel_.horizon() && impl.waits.empty()
+        && !rewound_for(impl.expiry))
     {
       // Already due: completes soon with success, never inside async_wait.
       ++stats_.waits_expired;
@@ -642,7 +643,8 @@ private:
       {
         ++self->stats_.drive_wakeups;
         const std::uint64_t expired_before = self->stats_.waits_expired;
-        self->advance_wheel(self->grid_.tick_at(Clock::now()));
+        const time_point now = Clock::now();
+        self->advance_wheel(self->grid_.tick_at(now), now);
         if (self->stats_.waits_expired == expired_before
             && !self->wheel_.advancing())
           ++self->stats_.empty_wakeups;
@@ -656,10 +658,20 @@ private:
   // Advances the wheel to tick `to`, or continues the advance in progress,
   // visiting at most one slice's worth of entries; expired waits go to the
   // slices. Once the advance is complete, arms the drive timer for the next
-  // due tick. Lock held.
-  void advance_wheel(tick_type to)
+  // due tick. `now` is the clock's time at `to` or later. Lock held.
+  void advance_wheel(tick_type to, const time_point& now)
   {
-    const time_point now = Clock::now();
+    if constexpr (!Clock::is_steady)
+    {
+      // The clock stepped back behind the ticks the wheel has processed, or
+      // is processing: the entries not yet decided wait for it to get back.
+      const tick_type now_tick = grid_.tick_at(now);
+      if (now_tick < wheel_.horizon())
+      {
+        rewind(now_tick);
+        to = now_tick;
+      }
+    }
     wheel_.advance(to,
         [this](const detail::wheel_entry& e) {
           const auto& impl = static_cast<const implementation_type&>(e);
@@ -678,6 +690,34 @@ private:
         options_.max_completions_per_slice);
     if (!wheel_.advancing())
       arm_for_next_due();
+  }
+
+  // A clock that is not steady can step back. The wheel then holds ticks
+  // it has processed that lie ahead of the clock: a new wait due there is
+  // due by the wheel's count, not by the clock's. So where a wait looks due
+  // (`expiry` at or before horizon()), a clock that is not steady is read
+  // to confirm it; if now < expiry, the wheel is rewound to now's tick and
+  // the wait is filed. Pending entries keep their ticks: they complete when
+  // the clock gets back to them, as Asio's timers do. A steady clock reads
+  // nothing here. Lock held.
+  bool rewound_for([[maybe_unused]] const time_point& expiry)
+  {
+    if constexpr (!Clock::is_steady)
+    {
+      const time_point now = Clock::now();
+      if (now < expiry)
+      {
+        rewind(grid_.tick_at(now));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void rewind(tick_type now_tick)
+  {
+    wheel_.rewind(now_tick);
+    ++stats_.clock_steps_back;
   }
 
   // Ghosts alone must not keep the drive timer (and so run()) going.
@@ -717,7 +757,7 @@ private:
       if (wheel_.advancing() && (!slices_.has_expired()
             || (!slices_.one_thread()
               && slices_.queued() < options_.max_completions_per_slice)))
-        advance_wheel(wheel_.horizon());
+        advance_wheel(wheel_.horizon(), Clock::now());
       const std::size_t n = slices_.take_slice(batch,
           options_.max_completions_per_slice, wheel_.advancing(), post_slice);
       if (n != 0)

@@ -1,14 +1,17 @@
-// manual_clock.hpp: a steady clock that moves only when a test moves it, wait traits that
-// make Asio's reactor look at it again at once (or, under io_uring, within a millisecond), and
-// look_at_timers_now(), which makes the reactor look at it right away on every backend.
+// manual_clock.hpp: clocks that move only when a test moves them (manual_clock, steady, only
+// forward; manual_wall_clock, not steady, which may also step back as a wall clock does), wait
+// traits that make Asio's reactor look at them again at once (or, under io_uring, within a
+// millisecond), and look_at_timers_now(), which makes the reactor look right away on every
+// backend.
 //
 // Timers of type basic_wheel_timer<manual_clock, manual_wait_traits> (and the wheel service's
 // drive timer, which shares the traits) expire in manual time, so a test decides exactly when
 // "now" passes an expiry and can check "never early" and "at most one tick late" without
-// sleeping or depending on how busy the machine is.
+// sleeping or depending on how busy the machine is. The same holds for manual_wall_clock with
+// manual_wall_wait_traits, for Asio's basic_waitable_timer too.
 //
 // On IOCP (Windows) the io_context has no reactor that reads the clock on each turn: see
-// manual_wait_traits and look_at_timers_now below for what the harness does there instead.
+// basic_manual_wait_traits and look_at_timers_now below for what the harness does there instead.
 #pragma once
 
 #include "../test_asio.hpp"  // asio::, ASIO_WHEEL_TEST_IO_URING
@@ -21,13 +24,17 @@
 
 namespace asio_wheel_test {
 
-struct manual_clock
+// A clock that moves only when a test moves it. Steady: it only goes forward (manual_clock).
+// Not steady: it may also step back, as a wall clock does after an NTP step or a change of the
+// date (manual_wall_clock).
+template <bool Steady>
+struct basic_manual_clock
 {
   using rep = std::int64_t;
   using period = std::nano;
   using duration = std::chrono::duration<rep, period>;
-  using time_point = std::chrono::time_point<manual_clock, duration>;
-  static constexpr bool is_steady = true;
+  using time_point = std::chrono::time_point<basic_manual_clock, duration>;
+  static constexpr bool is_steady = Steady;
 
   static time_point now() noexcept
   {
@@ -43,17 +50,24 @@ struct manual_clock
     note_move();
   }
 
-  // Jumps the clock to tp, which must not lie in the past (is_steady must stay true).
+  // Jumps the clock to tp. A steady clock refuses to go back (is_steady must stay true).
   static void set(time_point tp)
   {
     rep current = nanoseconds_since_epoch_.load(std::memory_order_acquire);
     do
     {
-      if (tp.time_since_epoch().count() < current)
+      if (Steady && tp.time_since_epoch().count() < current)
         throw std::invalid_argument("manual_clock::set: would move the clock backwards");
     } while (!nanoseconds_since_epoch_.compare_exchange_weak(
         current, tp.time_since_epoch().count(), std::memory_order_acq_rel));
     note_move();
+  }
+
+  // Steps the clock by d, either way (only a clock that is not steady).
+  static void step(duration d)
+    requires(!Steady)
+  {
+    set(now() + d);
   }
 
   // Whether the clock was moved during the last `window` of real time (see manual_wait_traits).
@@ -79,6 +93,9 @@ private:
   static inline std::atomic<std::chrono::steady_clock::rep> last_move_real_{0};
 };
 
+using manual_clock = basic_manual_clock<true>;
+using manual_wall_clock = basic_manual_clock<false>;
+
 // Asio's reactor sleeps for to_wait_duration(expiry - now) of REAL time before it looks at the
 // clock again. Manual time does not pass while the reactor sleeps, so every wait is made zero:
 // the reactor re-reads manual_clock::now() on each turn and an advance is seen by the next
@@ -103,37 +120,43 @@ private:
 // - otherwise 1.5 s: longer than the 1 s slices in which run_for() and run_one_for() wait, so
 //   they return, and short enough that run_for() after an advance sees it within 1.5 s.
 // Settling does not wait for either: look_at_timers_now() below makes it exact.
-struct manual_wait_traits
+template <class Clock>
+struct basic_manual_wait_traits
 {
-  static manual_clock::duration to_wait_duration(const manual_clock::duration& d)
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+
+  static duration to_wait_duration(const duration& d)
   {
     return wait_for(d);
   }
 
-  static manual_clock::duration to_wait_duration(const manual_clock::time_point& t)
+  static duration to_wait_duration(const time_point& t)
   {
-    return wait_for(t - manual_clock::now());
+    return wait_for(t - Clock::now());
   }
 
 private:
-  static manual_clock::duration wait_for([[maybe_unused]] manual_clock::duration until_expiry)
+  static duration wait_for([[maybe_unused]] duration until_expiry)
   {
 #if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
-    if (until_expiry <= manual_clock::duration::zero())
-      return manual_clock::duration::zero();
-    if (manual_clock::moved_within(std::chrono::milliseconds(100)))
+    if (until_expiry <= duration::zero())
+      return duration::zero();
+    if (Clock::moved_within(std::chrono::milliseconds(100)))
       return std::chrono::milliseconds(1);
     return std::chrono::milliseconds(1500);
 #elif defined(ASIO_WHEEL_TEST_IO_URING)
     // Not shorter for a timer due sooner: manual time does not pass meanwhile, and a wait that
     // Asio rounds down to 0 us would be the spinning zero wait.
-    return until_expiry <= manual_clock::duration::zero() ? manual_clock::duration::zero()
-                                                          : std::chrono::milliseconds(1);
+    return until_expiry <= duration::zero() ? duration::zero() : std::chrono::milliseconds(1);
 #else
-    return manual_clock::duration::zero();
+    return duration::zero();
 #endif
   }
 };
+
+using manual_wait_traits = basic_manual_wait_traits<manual_clock>;
+using manual_wall_wait_traits = basic_manual_wait_traits<manual_wall_clock>;
 
 // Makes io look at its timer queues now, after the manual clock moved, and returns the number
 // of handlers run meanwhile (not counting its own). Call it only while no other thread runs io.

@@ -41,40 +41,61 @@ public:
   }
 
   /// The first tick boundary at or after t: waiting for it is never early.
+  /// Times before the origin have negative ticks (a clock that is not
+  /// steady can step back there); the far ends saturate, towards later.
   tick_type due_tick(const time_point& t) const noexcept
   {
-    if (!(origin_ < t))
-      return 0;
     if (t == (time_point::max)())
       return never_tick;  // never due: never arms the drive timer
-    const urep diff = elapsed(t);
     const urep tk = static_cast<urep>(tick_.count());
+    if (t < origin_)
+      return -saturate(before(t) / tk);  // ceil(-d / tk) == -floor(d / tk)
+    const urep diff = elapsed(t);
     urep q = diff / tk;
     if (q * tk != diff)
       ++q;
-    return q >= static_cast<urep>(never_tick)
-      ? never_tick : static_cast<tick_type>(q);
+    return q >= static_cast<urep>(never_tick) ? never_tick : saturate(q);
   }
 
-  /// The last tick boundary at or before t.
+  /// The last tick boundary at or before t. Exact while t lies within
+  /// never_tick ticks of the origin either way (2^63 ticks: 292 years of
+  /// 1 ns ticks); beyond that it saturates.
   tick_type tick_at(const time_point& t) const noexcept
   {
+    const urep tk = static_cast<urep>(tick_.count());
     if (t < origin_)
-      return -1;
-    const urep q = elapsed(t) / static_cast<urep>(tick_.count());
-    return q >= static_cast<urep>(never_tick)
-      ? never_tick - 1 : static_cast<tick_type>(q);
+    {
+      const urep d = before(t);
+      return -saturate(d / tk + (d % tk != 0 ? 1 : 0));
+    }
+    const urep q = elapsed(t) / tk;
+    return q >= static_cast<urep>(never_tick) ? never_tick - 1 : saturate(q);
   }
 
-  /// The time of tick boundary k, saturated at time_point::max().
+  /// The time of tick boundary k, saturated at the clock's limits.
   time_point time_of(tick_type k) const noexcept
   {
-    const rep max_rep = (std::numeric_limits<rep>::max)();
-    const rep room = max_rep
-      - (std::max)(origin_.time_since_epoch().count(), rep(0));
-    if (k > room / tick_.count())
-      return (time_point::max)();
-    return origin_ + tick_ * k;
+    // In the unsigned type, where origin_ +- k * tick cannot overflow
+    // before the range check says it leaves rep.
+    const urep tk = static_cast<urep>(tick_.count());
+    const urep origin = static_cast<urep>(origin_.time_since_epoch().count());
+    urep t;
+    if (k >= 0)
+    {
+      const urep room = static_cast<urep>((std::numeric_limits<rep>::max)()) - origin;
+      if (static_cast<urep>(k) > room / tk)
+        return (time_point::max)();
+      t = origin + static_cast<urep>(k) * tk;
+    }
+    else
+    {
+      const urep room = origin - static_cast<urep>((std::numeric_limits<rep>::min)());
+      const urep back = static_cast<urep>(-(k + 1)) + 1;  // -k, for any k < 0
+      if (back > room / tk)
+        return (time_point::min)();
+      t = origin - back * tk;
+    }
+    return time_point(duration(static_cast<rep>(t)));
   }
 
 private:
@@ -87,12 +108,26 @@ private:
     return d > duration::zero() ? d : duration(1);
   }
 
-  // t - origin_ for t >= origin_, exact over the whole range of rep (the
-  // difference of two signed values always fits the unsigned type).
+  // t - origin_ for t >= origin_, and origin_ - t for t < origin_: exact
+  // over the whole range of rep (the difference of two signed values always
+  // fits the unsigned type).
   urep elapsed(const time_point& t) const noexcept
   {
     return static_cast<urep>(t.time_since_epoch().count())
       - static_cast<urep>(origin_.time_since_epoch().count());
+  }
+
+  urep before(const time_point& t) const noexcept
+  {
+    return static_cast<urep>(origin_.time_since_epoch().count())
+      - static_cast<urep>(t.time_since_epoch().count());
+  }
+
+  // A tick count as a tick, capped below never_tick.
+  static tick_type saturate(urep q) noexcept
+  {
+    return q >= static_cast<urep>(never_tick)
+      ? never_tick - 1 : static_cast<tick_type>(q);
   }
 
   const duration tick_;

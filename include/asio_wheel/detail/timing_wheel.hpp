@@ -109,6 +109,15 @@ public:
   std::size_t advance(tick_type to, DueOf&& due_of, Expire&& expire,
       std::size_t max_visits = (std::numeric_limits<std::size_t>::max)());
 
+  /// Moves the wheel back to tick @p to, for a clock that stepped back
+  /// behind horizon(): afterwards horizon() <= @p to, so an entry due after
+  /// @p to can be inserted. A pass of advance() in progress is abandoned
+  /// (the rest of its detached slot goes back to its slot, undecided): its
+  /// target may lie beyond the clock now. Entries keep their ticks; every
+  /// one is filed after the new horizon, because none was filed at or
+  /// before the old one. O(1) but for that slot.
+  void rewind(tick_type to) noexcept;
+
   /// Counters since construction.
   std::uint64_t lazy_refilings() const noexcept { return lazy_refilings_; }
   std::uint64_t round_revisits() const noexcept { return round_revisits_; }
