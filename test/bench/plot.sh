@@ -8,6 +8,8 @@
 #   storm.png     W3: CPU time of the storm and p99 lateness, per N
 #   memory.png    W5: bytes per timer with one pending wait, per N
 #   fairness.png  W6: the ping-pong's round trips around the storm
+#   w10.png       W10: wheel_timer : steady_timer CPU per second of real time in
+#                 every cell of the steady fleet (N x T), against the budgets
 #   http.png      W9: the HTTP server's CPU per request in every round, and its bytes
 #                 per idle connection (only when the JSON has W9, from http_wrk.sh)
 # Each measurement is one line of the JSON (bench_support.hpp writes them so),
@@ -49,7 +51,7 @@ for n in 100000 1000000; do
     "$(value W3 steady_timer $n cpu_ms)" "$(value W3 wheel_timer $n cpu_ms)" \
     "$(value W3 steady_timer $n lateness_p99_ms)" "$(value W3 wheel_timer $n lateness_p99_ms)"
 done > "$data_dir/storm.dat"
-tick_budget_ms=$(grep '"key":"wheel_tick_ns"' "$results" \
+tick_budget_ms=$(grep '"key":"wheel_tick_ns"' "$results" | head -n 1 \
   | sed 's/.*"value":"\([0-9]*\)".*/\1/' | awk '{ printf "%g", $1 / 1e6 + 1 }')
 loop_p99_ms=$(grep '"impl":"loop_wakeup_reference"' "$results" \
   | grep '"metric":"lateness_p99_ms"' | grep '"smoke":false' \
@@ -139,6 +141,39 @@ EOF
 echo "plots written to $plot_dir: churn.png storm.png memory.png fairness.png"
 else
   echo "no W1 in $results: churn.png, storm.png, memory.png, fairness.png not written"
+fi
+
+# --- W10 (bench_steady_fleet) -------------------------------------------------
+if grep -q '"workload":"W10_[^"]*".*"smoke":false' "$results"; then
+  for t in 30s 5min 1h; do
+    case $t in 30s) label="T = 30 s" ;; 5min) label="T = 5 min" ;; *) label="T = 1 h" ;; esac
+    printf '"%s" %s %s %s\n' "$label" \
+      "$(value "W10_$t" wheel_timer 10000 cpu_ratio_to_steady)" \
+      "$(value "W10_$t" wheel_timer 100000 cpu_ratio_to_steady)" \
+      "$(value "W10_$t" wheel_timer 1000000 cpu_ratio_to_steady)"
+  done > "$data_dir/w10.dat"
+  gnuplot <<EOF
+set datafile missing "-"
+set terminal pngcairo noenhanced size 900,560 font "DejaVu Sans,10"
+set output "$plot_dir/w10.png"
+set title "W10 steady fleet: wheel_timer : steady_timer CPU per second of real time (lower is better)"
+set grid ytics
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set ylabel "wheel CPU / steady_timer CPU"
+set yrange [0:*]
+set xrange [-0.5:2.5]
+plot "$data_dir/w10.dat" using 2:xtic(1) title "N = 10k", \
+     "" using 3 title "N = 100k", \
+     "" using 4 title "N = 1M", \
+     1 with lines lw 2 dt 2 lc rgb "red" title "budget: 1:1 in every cell", \
+     1.0/3 with lines lw 2 dt 3 lc rgb "gray30" title "budget at 1M x 30 s: 1:3"
+EOF
+  echo "plot written to $plot_dir: w10.png"
+else
+  echo "no W10 in $results: w10.png not written"
 fi
 
 # --- W9 (test/bench/http_wrk.sh) ----------------------------------------------

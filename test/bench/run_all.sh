@@ -2,7 +2,7 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (SPEC 5, W1-W9) at full size, merges
+# Runs every benchmark of test/bench (SPEC 5, W1-W10) at full size, merges
 # their JSON reports into OUT_DIR/results.json together with a description of
 # the machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
@@ -14,9 +14,11 @@
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
 # (skipped if absent); gnuplot for the plots (skipped if absent). The runs
 # take about 3 minutes on a 2-core machine (W8's two programs about 80 s of
-# it), plus about 6 minutes for W9 (http_wrk.sh, the HTTP keep-alive example
-# under wrk; skipped when wrk is not installed or the examples are turned
-# off); longer with a fresh build. W8 runs with --share-sockets: where
+# it), plus about 2.5 minutes for W10 (bench_steady_fleet: 9 cells x 2 sides
+# x (2 s warm-up + 5 s window), and the 1M fleets' arming), plus about 6
+# minutes for W9 (http_wrk.sh, the HTTP keep-alive example under wrk; skipped
+# when wrk is not installed or the examples are turned off); longer with a
+# fresh build. W8 runs with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
 # socket and says so in its table (column "reads per socket").
 #
@@ -32,7 +34,7 @@ script_dir=$(cd "$(dirname "$0")" && pwd)
 repo_dir=$(cd "$script_dir/../.." && pwd)
 # An entry PROGRAM:T runs PROGRAM with --threads T (W3 and W6 with 2 threads),
 # its report going to PROGRAM_T_threads.json.
-programs="bench_churn bench_churn_libev bench_churn_libevent bench_clock_reads bench_storm bench_storm:2 bench_idle_fleet bench_memory bench_fairness bench_fairness:2 bench_threads bench_threads_locks bench_op_timeouts bench_op_timeouts_newer_asio"
+programs="bench_churn bench_churn_libev bench_churn_libevent bench_clock_reads bench_storm bench_storm:2 bench_idle_fleet bench_memory bench_fairness bench_fairness:2 bench_threads bench_threads_locks bench_op_timeouts bench_op_timeouts_newer_asio bench_steady_fleet"
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$repo_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -47,7 +49,7 @@ if grep -q '^ASIO_WHEEL_BUILD_BENCHMARKS:BOOL=OFF' "$cache" \
   exit 1
 fi
 found() { grep "^$1:" "$cache" | grep -qv NOTFOUND; }
-targets="bench_churn bench_clock_reads bench_storm bench_idle_fleet bench_memory bench_fairness bench_threads bench_threads_locks bench_op_timeouts"
+targets="bench_churn bench_clock_reads bench_storm bench_idle_fleet bench_memory bench_fairness bench_threads bench_threads_locks bench_op_timeouts bench_steady_fleet"
 if found ASIO_WHEEL_LIBEV_LIBRARY && found ASIO_WHEEL_LIBEV_INCLUDE_DIR; then
   targets="$targets bench_churn_libev"
 fi
@@ -293,6 +295,44 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
       done
     done
   done
+  echo
+  echo "#### W10 steady fleet: N idle timeouts of T spread evenly over the next T, each re-armed with expires_after(T) from its handler (5 s window after 2 s of warm-up)"
+  echo
+  echo "| N | T | implementation | CPU ms per s | wheel : steady CPU | event-loop wakeups per s | wheel drive wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
+  echo "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for t in 30s 5min 1h; do
+    for n in 10000 100000 1000000; do
+      for impl in steady_timer wheel_timer; do
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s |\n' "$(label $n)" "$t" "$impl" \
+          "$(fmt "$(value "W10_$t" $impl $n cpu_ms_per_s)" 2)" \
+          "$(fmt "$(value "W10_$t" $impl $n cpu_ratio_to_steady)" 3)" \
+          "$(fmt "$(value "W10_$t" $impl $n loop_wakeups_per_s)" 0)" \
+          "$(fmt "$(value "W10_$t" $impl $n drive_wakeups_per_s)" 0)" \
+          "$(fmt "$(value "W10_$t" $impl $n expiries)" 0)" \
+          "$(fmt "$(value "W10_$t" $impl $n expected_expiries)" 0)" \
+          "$(fmt "$(value "W10_$t" $impl $n lateness_p99_ms)" 3)" \
+          "$(fmt "$(value "W10_$t" $impl $n lateness_max_ms)" 3)" \
+          "$(fmt "$(value "W10_$t" $impl $n touches_per_arm)" 2)"
+      done
+    done
+  done
+  echo
+  echo "wheel_timer : steady_timer CPU per second of real time, every cell:"
+  echo
+  echo "| N | T = 30 s | T = 5 min | T = 1 h |"
+  echo "|---:|---:|---:|---:|"
+  for n in 10000 100000 1000000; do
+    printf '| %s | %s | %s | %s |\n' "$(label $n)" \
+      "$(fmt "$(value W10_30s wheel_timer $n cpu_ratio_to_steady)" 3)" \
+      "$(fmt "$(value W10_5min wheel_timer $n cpu_ratio_to_steady)" 3)" \
+      "$(fmt "$(value W10_1h wheel_timer $n cpu_ratio_to_steady)" 3)"
+  done
+  echo
+  echo "Touches per arm: (round_revisits + lazy_refilings + waits_expired) / waits_expired over the window;"
+  echo "the scheme-6 wheel (one level, round counts) revisits an entry every revolution its slot is walked."
+  echo "Load average before and after bench_steady_fleet:" \
+    "$(grep '"key":"load_average_before"' "$out_dir/results.json" | sed 's/.*"value":"\([^"]*\)".*/\1/' | head -n 1)," \
+    "$(grep '"key":"load_average_after"' "$out_dir/results.json" | sed 's/.*"value":"\([^"]*\)".*/\1/' | head -n 1)."
   echo
   if [ -f "$out_dir/http_wrk_summary.md" ]; then
     # W9's tables without its own budget table (the rows are in the one below).

@@ -1,0 +1,564 @@
+//
+// test/bench/steady_fleet.cpp
+//
+// SPEC 5, workload W10 (steady fleet): a server's idle timeouts in steady
+// state. N connections (10k, 100k, 1M), each with an idle timeout of T
+// (30 s, 5 min, 1 h); the connections arrived at different times, so their
+// timeouts are spread evenly over the next T: wait i of N first expires at
+// now + (i+1)*T/N, and the timers sit in random order in memory (wait i is
+// armed on timer perm[i], perm a seeded random permutation), not sorted by
+// expiry. Every wait that expires is re-armed for T from its handler.
+// Measured for steady_timer and wheel_timer in the same process, the same
+// shape for both (same N, T, arrival pattern, re-arm), io_context(1), one
+// thread:
+//   - CPU per second of real time: process CPU time
+//     (CLOCK_PROCESS_CPUTIME_ID) over a window of about 5 s of real time,
+//     after a short warm-up;
+//   - event-loop wakeups per second (see below), and for the wheel its
+//     drive timer's wakeups per second (wheel_stats::drive_wakeups);
+//   - for the wheel, how often each entry is touched between its arm and its
+//     expiry ("touches per arm", wheel_entry_touches() below): every expiry,
+//     every revisit of an entry due in a later round, every lazy re-filing
+//     (and, with a hierarchical wheel, every cascade), over the expiries.
+//     This wheel is Varghese & Lauck's scheme 6 (one level, round counts):
+//     an entry is revisited each revolution in which its slot is walked, so
+//     its touches grow with T / (slots * tick) up to N / slots per expiry.
+//
+// The re-arm: expires_after(T) + async_wait from the handler, as a server's
+// idle timeout does. An idle timeout counts from the last event the server
+// saw, "now", whenever the loop got round to it, not from a schedule; each
+// re-arm reads the clock, and a late wakeup moves the next expiry later by
+// its lateness (for the wheel, about a tick a cycle). expires_at(previous
+// expiry + T) would be a periodic timer (no drift, no clock read), which is
+// not what an idle timeout is. Only the expiries that fall in the window
+// are first arms at full size (T >= 30 s is longer than warm-up + window),
+// but the re-armed waits stay in the structure for the rest of the run, as
+// they would in a server; with --smoke (T = 300 ms, 2 s) the re-armed waits
+// expire again within the window.
+//
+// How wakeups are counted: this program defines epoll_wait, which Asio's
+// epoll reactor (header-only, so compiled into this program) calls; it
+// forwards to the C library's, found with dlsym(RTLD_NEXT, "epoll_wait"),
+// and counts a wakeup for every return of a call made with a non-zero
+// timeout (the loop had nothing else to do and went to sleep, or would
+// have) or that returned events. The calls with a zero timeout that find
+// nothing are the loop polling between handlers, not wakeups. Voluntary
+// context switches (idle_fleet.cpp's way) are reported too, but they are not
+// the wakeup figure: a busy loop often finds its timerfd ready on entry
+// (one wakeup, no switch), and a switch can come from elsewhere (a page
+// fault, the allocator). Both sides go through the same reactor, so they
+// are counted alike. The window is ended from inside the loop by one extra
+// steady_timer (the same on both sides, as in idle_fleet.cpp); its wakeup is
+// subtracted.
+//
+// Correctness checks (exit status 1): every handler checks Clock::now() >=
+// the timer's expiry (no handler completes early: 0 violations, over the
+// whole run); no wait completes with an error (nothing is cancelled); the
+// number of expiries within the window is within +-20 % of N * window / T;
+// the epoll_wait interposition saw the loop's calls. Budgets (informational
+// PASS/MISS): wheel CPU <= 1:3 of steady_timer's at 1M x 30 s and <= 1:1 in
+// every cell; touches per arm <= levels + 1 (2 for today's one-level wheel).
+//
+// Memory: one side of a cell is built, measured and destroyed before the
+// other; the two sides of a cell run back to back (the order alternating
+// from cell to cell) so that the shared machine's noise hits both alike.
+//
+
+#include "bench_support.hpp"
+
+#include <asio_wheel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <dlfcn.h>
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+// ---------------------------------------------------------------------------
+// Event-loop wakeups: a counting epoll_wait.
+
+namespace {
+
+std::atomic<std::uint64_t> epoll_calls{0};    // every call
+std::atomic<std::uint64_t> epoll_wakeups{0};  // non-zero timeout, or events
+
+using epoll_wait_function = int (*)(int, epoll_event*, int, int);
+
+epoll_wait_function real_epoll_wait()
+{
+  static const epoll_wait_function real =
+      reinterpret_cast<epoll_wait_function>(::dlsym(RTLD_NEXT, "epoll_wait"));
+  return real;
+}
+
+} // namespace
+
+extern "C" int epoll_wait(int epfd, epoll_event* events, int maxevents, int timeout)
+{
+  const int r = real_epoll_wait()(epfd, events, maxevents, timeout);
+  epoll_calls.fetch_add(1, std::memory_order_relaxed);
+  if (timeout != 0 || r > 0)
+    epoll_wakeups.fetch_add(1, std::memory_order_relaxed);
+  return r;
+}
+
+namespace {
+
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+using service_type = asio_wheel::wheel_timer_service<clock_type>;
+
+#if defined(BOOST_ASIO_HAS_EPOLL)
+constexpr bool reactor_is_epoll = true;
+#else
+constexpr bool reactor_is_epoll = false;  // e.g. io_uring: switches instead
+#endif
+
+// ---------------------------------------------------------------------------
+// The wheel's touches per arm.
+
+/// Levels of today's wheel (scheme 6: one wheel with round counts). The
+/// budget on touches per arm is levels + 1.
+constexpr int wheel_levels = 1;
+
+/// Every time the wheel handled an entry, from the service's counters: the
+/// expiry itself, each visit of an entry due in a later round, each lazy
+/// re-filing after reschedule_*; and each cascade (a move of an entry down a
+/// level) once wheel_stats has a `cascades` counter (the hierarchical wheel):
+/// the requires-expression picks that field up by itself. This is the one
+/// place where the touch count is made; a new counter of entry moves goes
+/// here.
+template <class Stats>
+std::uint64_t wheel_entry_touches(const Stats& s)
+{
+  std::uint64_t touches = s.round_revisits + s.lazy_refilings + s.waits_expired;
+  if constexpr (requires { s.cascades; })
+    touches += static_cast<std::uint64_t>(s.cascades);
+  return touches;
+}
+
+template <class Stats>
+constexpr bool stats_have_cascades()
+{
+  return requires(const Stats& s) { s.cascades; };
+}
+
+// ---------------------------------------------------------------------------
+// The fleet.
+
+template <class Timer>
+struct fleet;
+
+template <class Timer>
+struct rearm_handler
+{
+  fleet<Timer>* f;
+  std::size_t index;
+
+  void operator()(const boost::system::error_code& ec) const
+  {
+    f->on_expiry(index, ec);
+  }
+};
+
+template <class Timer>
+struct fleet
+{
+  std::vector<Timer> timers;
+  clock_type::duration period{};
+  bool in_window = false;
+  std::uint64_t expired = 0;  // whole run
+  std::uint64_t early = 0;    // whole run: now < expiry in the handler
+  std::uint64_t failed = 0;   // whole run: completed with an error
+  std::vector<std::int64_t> lateness_ns;  // window only
+
+  void on_expiry(std::size_t index, const boost::system::error_code& ec)
+  {
+    const auto now = clock_type::now();
+    if (ec)
+    {
+      ++failed;
+      return;
+    }
+    Timer& t = timers[index];
+    const auto expiry = t.expiry();
+    if (now < expiry)
+      ++early;
+    ++expired;
+    if (in_window)
+      lateness_ns.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - expiry).count());
+    // The idle timeout's re-arm: T from now.
+    t.expires_after(period);
+    t.async_wait(rearm_handler<Timer>{this, index});
+  }
+};
+
+struct side_result
+{
+  double arming_ms = 0;             // constructing and arming the N waits
+  double window_s = 0;              // real time of the measured window
+  double cpu_ms_per_s = 0;          // process CPU per second of the window
+  double loop_wakeups_per_s = 0;    // counted epoll_wait returns
+  double epoll_calls_per_s = 0;     // every epoll_wait call
+  double voluntary_switches_per_s = 0;
+  long preemptions = 0;             // involuntary switches in the window
+  std::uint64_t expiries = 0;       // handlers run in the window
+  double expected_expiries = 0;     // N * window / T
+  std::uint64_t early = 0;          // whole run
+  std::uint64_t failed = 0;         // whole run
+  double lateness_p50_ms = 0;       // window
+  double lateness_p99_ms = 0;
+  double lateness_max_ms = 0;
+  // Wheel only.
+  double drive_wakeups_per_s = -1;
+  double touches_per_arm = -1;
+  double revisits_per_expiry = -1;
+};
+
+std::int64_t ns_count(clock_type::duration d)
+{
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+
+/// Runs @p io until @p deadline; a steady_timer (on both sides) stops the
+/// loop from inside, so run() blocks in epoll_wait like a server's loop.
+void run_until(boost::asio::io_context& io, boost::asio::steady_timer& stopper,
+    clock_type::time_point deadline)
+{
+  stopper.expires_at(deadline);
+  stopper.async_wait([&io](const boost::system::error_code&) { io.stop(); });
+  io.restart();
+  io.run();
+}
+
+template <class Timer>
+side_result run_side(std::size_t n, clock_type::duration period,
+    clock_type::duration warmup, clock_type::duration window)
+{
+  constexpr bool is_wheel = !std::is_same_v<Timer, boost::asio::steady_timer>;
+  side_result result;
+  boost::asio::io_context io{1};
+  if constexpr (is_wheel)
+    boost::asio::use_service<service_type>(io);  // default options
+  boost::asio::steady_timer stopper(io);
+  fleet<Timer> f;
+  f.period = period;
+
+  // The arrival pattern: wait i expires first at base + (i+1)*T/N, on timer
+  // perm[i] (Fisher-Yates with the shared seeded generator).
+  const auto arming_start = clock_type::now();
+  f.timers.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    f.timers.emplace_back(io);
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  bench::index_generator gen;
+  for (std::size_t i = n; i > 1; --i)
+    std::swap(perm[i - 1], perm[gen.below(i)]);
+  const auto base = clock_type::now();
+  const auto period_ns = static_cast<__int128>(ns_count(period));
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const auto offset = std::chrono::nanoseconds(
+        static_cast<std::int64_t>(period_ns * static_cast<__int128>(i + 1)
+            / static_cast<__int128>(n)));
+    Timer& t = f.timers[perm[i]];
+    t.expires_at(base + offset);
+    t.async_wait(rearm_handler<Timer>{&f, perm[i]});
+  }
+  std::vector<std::size_t>().swap(perm);
+  result.arming_ms = bench::to_ms(clock_type::now() - arming_start);
+  // Room for the window's lateness samples: no allocation in the window.
+  const double expected_rate = static_cast<double>(n) / (bench::to_ns(period) / 1e9);
+  f.lateness_ns.reserve(static_cast<std::size_t>(
+      expected_rate * (bench::to_ns(window) / 1e9) * 1.5) + 1024);
+
+  // Warm-up: the waits due while arming fire at once, caches and the
+  // allocators' free lists settle.
+  run_until(io, stopper, clock_type::now() + warmup);
+
+  asio_wheel::wheel_stats stats_before{};
+  if constexpr (is_wheel)
+    stats_before = boost::asio::use_service<service_type>(io).stats();
+  const std::uint64_t expired_before = f.expired;
+  const std::uint64_t wakeups_before = epoll_wakeups.load();
+  const std::uint64_t calls_before = epoll_calls.load();
+  const auto usage_before = bench::thread_usage::now();
+  const auto cpu_before = bench::process_cpu_time();
+  const auto window_start = clock_type::now();
+  f.in_window = true;
+  run_until(io, stopper, window_start + window);
+  f.in_window = false;
+  const auto window_end = clock_type::now();
+  const auto cpu = bench::process_cpu_time() - cpu_before;
+  const auto usage = bench::thread_usage::now() - usage_before;
+  const std::uint64_t wakeups = epoll_wakeups.load() - wakeups_before;
+  const std::uint64_t calls = epoll_calls.load() - calls_before;
+
+  result.window_s = bench::to_ns(window_end - window_start) / 1e9;
+  result.cpu_ms_per_s = bench::to_ms(cpu) / result.window_s;
+  // One wakeup (and one switch) is the stopper's, which ends the window.
+  const double loop_wakeups = reactor_is_epoll
+      ? static_cast<double>(wakeups > 0 ? wakeups - 1 : 0)
+      : static_cast<double>(usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0);
+  result.loop_wakeups_per_s = loop_wakeups / result.window_s;
+  result.epoll_calls_per_s = static_cast<double>(calls) / result.window_s;
+  result.voluntary_switches_per_s = static_cast<double>(
+      usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0) / result.window_s;
+  result.preemptions = usage.involuntary_switches;
+  result.expiries = f.expired - expired_before;
+  result.expected_expiries = static_cast<double>(n) * result.window_s
+      / (bench::to_ns(period) / 1e9);
+  result.early = f.early;
+  result.failed = f.failed;
+
+  std::sort(f.lateness_ns.begin(), f.lateness_ns.end());
+  result.lateness_p50_ms = bench::percentile_of_sorted(f.lateness_ns, 0.50) / 1e6;
+  result.lateness_p99_ms = bench::percentile_of_sorted(f.lateness_ns, 0.99) / 1e6;
+  result.lateness_max_ms = f.lateness_ns.empty() ? 0 : f.lateness_ns.back() / 1e6;
+
+  if constexpr (is_wheel)
+  {
+    const asio_wheel::wheel_stats s = boost::asio::use_service<service_type>(io).stats();
+    const double expired = static_cast<double>(s.waits_expired - stats_before.waits_expired);
+    result.drive_wakeups_per_s = static_cast<double>(
+        s.drive_wakeups - stats_before.drive_wakeups) / result.window_s;
+    if (expired > 0)
+    {
+      result.touches_per_arm = static_cast<double>(
+          wheel_entry_touches(s) - wheel_entry_touches(stats_before)) / expired;
+      result.revisits_per_expiry = static_cast<double>(
+          s.round_revisits - stats_before.round_revisits) / expired;
+    }
+  }
+  return result;  // the timers go first, then the io_context with the waits
+}
+
+/// "30s", "5min", "1h", "300ms": how the SPEC names the timeouts.
+std::string period_label(clock_type::duration period)
+{
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(period).count();
+  if (ms % 3600000 == 0)
+    return std::to_string(ms / 3600000) + "h";
+  if (ms % 60000 == 0 && ms >= 60000)
+    return std::to_string(ms / 60000) + "min";
+  if (ms % 1000 == 0)
+    return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+std::string load_average()
+{
+  std::string s;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r"))
+  {
+    char buf[128] = {};
+    if (std::fgets(buf, sizeof buf, f))
+      s = buf;
+    std::fclose(f);
+  }
+  // The first three fields.
+  std::size_t pos = 0;
+  for (int i = 0; i < 3 && pos != std::string::npos; ++i)
+    pos = s.find(' ', pos + 1);
+  return pos == std::string::npos ? s : s.substr(0, pos);
+}
+
+std::string fixed(double v, int decimals)
+{
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const bench::options opts = bench::parse_options(argc, argv);
+  bench::report report("steady_fleet", opts);
+
+  const std::vector<std::size_t> sizes = opts.smoke
+      ? std::vector<std::size_t>{2000}
+      : std::vector<std::size_t>{10000, 100000, 1000000};
+  const std::vector<clock_type::duration> periods = opts.smoke
+      ? std::vector<clock_type::duration>{300ms, 2s}
+      : std::vector<clock_type::duration>{30s, 5min, 1h};
+  const clock_type::duration warmup = opts.smoke ? clock_type::duration(200ms) : 2s;
+  const clock_type::duration window = opts.smoke ? clock_type::duration(500ms) : 5s;
+  const double tolerance = 0.2;  // expiries in the window against N * window / T
+
+  boost::asio::io_context probe;
+  const asio_wheel::wheel_options wheel_opts =
+      boost::asio::use_service<service_type>(probe).options();
+  const std::string load_before = load_average();
+
+  std::printf("W10 steady fleet: N idle timeouts of T spread evenly over the next T "
+      "(random order in memory), each re-armed with expires_after(T) + async_wait "
+      "from its handler;\nio_context(1), one thread; warm-up %.1f s, then a window "
+      "of %.1f s (process CPU per s of real time); wheel tick %.3g ms, %zu slots "
+      "(one revolution %.3f s), %d level(s)%s\nwakeups: %s; load average before: %s\n\n",
+      bench::to_ns(warmup) / 1e9, bench::to_ns(window) / 1e9,
+      bench::to_ms(wheel_opts.tick), wheel_opts.slots,
+      bench::to_ns(wheel_opts.tick) * static_cast<double>(wheel_opts.slots) / 1e9,
+      wheel_levels, stats_have_cascades<asio_wheel::wheel_stats>()
+          ? ", touches counting wheel_stats::cascades" : "",
+      reactor_is_epoll ? "epoll_wait returns (non-zero timeout or events), counted "
+          "by an interposed epoll_wait" : "voluntary context switches (no epoll reactor)",
+      load_before.c_str());
+  std::printf("%5s %5s %-13s %9s %10s %10s %9s %9s %9s %9s %9s %8s %7s\n", "N", "T",
+      "impl", "CPU ms/s", "wakeups/s", "drive/s", "expiries", "expected",
+      "p99 ms", "max ms", "touches", "preempt", "arm ms");
+
+  struct cell
+  {
+    std::size_t n;
+    clock_type::duration period;
+    side_result steady, wheel;
+  };
+  std::vector<cell> cells;
+  const auto run_start = clock_type::now();
+  std::size_t cell_index = 0;
+  for (clock_type::duration period : periods)
+  {
+    for (std::size_t n : sizes)
+    {
+      cell c{n, period, {}, {}};
+      // Back to back, the order alternating from cell to cell.
+      if (cell_index++ % 2 == 0)
+      {
+        c.steady = run_side<boost::asio::steady_timer>(n, period, warmup, window);
+        c.wheel = run_side<asio_wheel::wheel_timer>(n, period, warmup, window);
+      }
+      else
+      {
+        c.wheel = run_side<asio_wheel::wheel_timer>(n, period, warmup, window);
+        c.steady = run_side<boost::asio::steady_timer>(n, period, warmup, window);
+      }
+
+      const std::string tl = period_label(period);
+      const std::string wl = "W10_" + tl;
+      const std::string where = "N=" + bench::size_label(n) + ", T=" + tl;
+      for (auto [impl, r] : {std::pair{"steady_timer", c.steady}, std::pair{"wheel_timer", c.wheel}})
+      {
+        const bool wheel = r.drive_wakeups_per_s >= 0;
+        std::printf("%5s %5s %-13s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f %9s %8ld %7.0f\n",
+            bench::size_label(n).c_str(), tl.c_str(), impl, r.cpu_ms_per_s,
+            r.loop_wakeups_per_s, wheel ? fixed(r.drive_wakeups_per_s, 1).c_str() : "-",
+            static_cast<unsigned long long>(r.expiries), r.expected_expiries,
+            r.lateness_p99_ms, r.lateness_max_ms,
+            wheel && r.touches_per_arm >= 0 ? fixed(r.touches_per_arm, 2).c_str() : "-",
+            r.preemptions, r.arming_ms);
+        report.measure(wl, impl, n, "cpu_ms_per_s", r.cpu_ms_per_s);
+        report.measure(wl, impl, n, "loop_wakeups_per_s", r.loop_wakeups_per_s);
+        report.measure(wl, impl, n, "epoll_calls_per_s", r.epoll_calls_per_s);
+        report.measure(wl, impl, n, "voluntary_switches_per_s", r.voluntary_switches_per_s);
+        report.measure(wl, impl, n, "preemptions", static_cast<double>(r.preemptions));
+        report.measure(wl, impl, n, "window_s", r.window_s);
+        report.measure(wl, impl, n, "expiries", static_cast<double>(r.expiries));
+        report.measure(wl, impl, n, "expected_expiries", r.expected_expiries);
+        report.measure(wl, impl, n, "early", static_cast<double>(r.early));
+        report.measure(wl, impl, n, "lateness_p50_ms", r.lateness_p50_ms);
+        report.measure(wl, impl, n, "lateness_p99_ms", r.lateness_p99_ms);
+        report.measure(wl, impl, n, "lateness_max_ms", r.lateness_max_ms);
+        report.measure(wl, impl, n, "arming_ms", r.arming_ms);
+        if (wheel)
+        {
+          report.measure(wl, impl, n, "drive_wakeups_per_s", r.drive_wakeups_per_s);
+          if (r.touches_per_arm >= 0)
+          {
+            report.measure(wl, impl, n, "touches_per_arm", r.touches_per_arm);
+            report.measure(wl, impl, n, "revisits_per_expiry", r.revisits_per_expiry);
+          }
+        }
+
+        const std::string who = std::string(impl) + " W10 " + where;
+        report.check(r.early == 0, who + ": no handler completed before its expiry ("
+            + std::to_string(r.early) + " did)");
+        report.check(r.failed == 0, who + ": no wait completed with an error ("
+            + std::to_string(r.failed) + " did; nothing is cancelled)");
+        const double deviation = r.expected_expiries > 0
+            ? (static_cast<double>(r.expiries) - r.expected_expiries) / r.expected_expiries : 0;
+        report.check(std::fabs(deviation) <= tolerance, who + ": expiries in the "
+            + fixed(r.window_s, 2) + " s window " + std::to_string(r.expiries)
+            + ", expected N * window / T = " + fixed(r.expected_expiries, 1)
+            + " within 20 % (off by " + fixed(100 * deviation, 1) + " %)");
+        if (reactor_is_epoll)
+          report.check(r.epoll_calls_per_s > 0, who
+              + ": the interposed epoll_wait saw the event loop's calls");
+      }
+      const double ratio = c.steady.cpu_ms_per_s > 0
+          ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s : 0;
+      report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady", ratio);
+      cells.push_back(c);
+    }
+  }
+  const double run_s = bench::to_ns(clock_type::now() - run_start) / 1e9;
+  const std::string load_after = load_average();
+
+  // The 3 x 3 table of wheel : steady_timer CPU, every cell.
+  std::printf("\nwheel_timer : steady_timer CPU per second of real time\n%5s", "N");
+  for (clock_type::duration period : periods)
+    std::printf(" %9s", ("T=" + period_label(period)).c_str());
+  std::printf("\n");
+  for (std::size_t n : sizes)
+  {
+    std::printf("%5s", bench::size_label(n).c_str());
+    for (const cell& c : cells)
+      if (c.n == n)
+        std::printf(" %9.3f", c.steady.cpu_ms_per_s > 0
+            ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s : 0.0);
+    std::printf("\n");
+  }
+  std::printf("\ntouches per arm: (round_revisits + lazy_refilings + waits_expired%s) / "
+      "waits_expired over the window;\nthis is the scheme-6 wheel (one level, round "
+      "counts): its revisits grow with T. Load average after: %s; %.0f s in all\n",
+      stats_have_cascades<asio_wheel::wheel_stats>() ? " + cascades" : "",
+      load_after.c_str(), run_s);
+
+  // Budgets: every cell, not only where the wheel wins.
+  const std::size_t largest = sizes.back();
+  const clock_type::duration shortest = periods.front();
+  for (const cell& c : cells)
+  {
+    const std::string where = " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
+    const double ratio = c.steady.cpu_ms_per_s > 0
+        ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s : 0;
+    if (c.n == largest && c.period == shortest)
+      report.budget("W10", "W10 wheel:steady CPU per s" + where + " (1:3)", ratio,
+          1.0 / 3, "");
+    report.budget("W10", "W10 wheel:steady CPU per s" + where, ratio, 1.0, "");
+  }
+  for (const cell& c : cells)
+  {
+    const std::string where = " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
+    report.budget("W10", "W10 wheel touches per arm" + where, c.wheel.touches_per_arm,
+        wheel_levels + 1, "levels + 1; scheme-6 wheel, revisits grow with T");
+  }
+
+  report.note("warmup_ms", std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(warmup).count()));
+  report.note("window_ms", std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(window).count()));
+  report.note("rearm", "expires_after(T) + async_wait from the handler");
+  report.note("wakeups", reactor_is_epoll ? "interposed epoll_wait" : "voluntary switches");
+  report.note("wheel_levels", std::to_string(wheel_levels));
+  report.note("touches_count_cascades",
+      stats_have_cascades<asio_wheel::wheel_stats>() ? "yes" : "no");
+  report.note("tick_ns", std::to_string(wheel_opts.tick.count()));
+  report.note("slots", std::to_string(wheel_opts.slots));
+  report.note("load_average_before", load_before);
+  report.note("load_average_after", load_after);
+  report.note("run_s", fixed(run_s, 1));
+  return report.finish();
+}
