@@ -1,8 +1,9 @@
 //
 // src/timing_wheel.cpp
 //
-// The non-template part of detail::timing_wheel: filing, removal, the
-// occupancy bitmap and the search for the earliest due tick.
+// The non-template part of detail::timing_wheel: filing (which level, which
+// slot), removal, the occupancy bitmaps, the search for the next slot a pass
+// walks and for the earliest due tick.
 //
 
 #include <asio_wheel/detail/timing_wheel.hpp>
@@ -27,11 +28,26 @@ unsigned lowest_bit(std::uint64_t w)
   return static_cast<unsigned>(__builtin_ctzll(w));
 }
 
+unsigned log2_of(std::size_t power_of_two)
+{
+  unsigned n = 0;
+  while ((std::size_t(1) << n) < power_of_two)
+    ++n;
+  return n;
+}
+
+// The 64 bits of w rotated right by r (0 .. 63): bit r comes first.
+std::uint64_t rotate_right(std::uint64_t w, unsigned r)
+{
+  return r == 0 ? w : (w >> r) | (w << (64 - r));
+}
+
 } // namespace
 
 timing_wheel::timing_wheel(std::size_t slots)
   : slots_(new slot[slots]),
     mask_(slots - 1),
+    level0_bits_(log2_of(slots)),
     occupied_(words_for(slots)),
     summary_(words_for(words_for(slots)))
 {
@@ -52,11 +68,20 @@ void timing_wheel::insert(wheel_entry& e, tick_type due) noexcept
   ++size_;
 }
 
+timing_wheel::slot& timing_wheel::slot_of(unsigned level,
+    tick_type tick) noexcept
+{
+  if (level == 0)
+    return slots_[static_cast<std::size_t>(tick) & mask_];
+  return upper_[level - 1][upper_index(level, tick)];
+}
+
 void timing_wheel::erase(wheel_entry& e) noexcept
 {
   assert(e.in_wheel());
-  const std::size_t s = static_cast<std::size_t>(e.filed_tick) & mask_;
-  slot& sl = slots_[s];
+  const unsigned level = e.level();
+  const tick_type tick = e.filed_tick();
+  slot& sl = slot_of(level, tick);
   // Unlinks e from whichever list holds it: its slot, or detached_ while a
   // bounded advance is processing that slot.
   slot_list::node_algorithms::unlink(slot_list::value_traits::to_node_ptr(e));
@@ -67,8 +92,46 @@ void timing_wheel::erase(wheel_entry& e) noexcept
   if (sl.entries.empty())
   {
     sl.min_filed = never_tick;
-    mark_empty(s);
+    if (level == 0)
+      mark_empty(static_cast<std::size_t>(tick) & mask_);
+    else
+      mark_upper_empty(level, tick);
   }
+}
+
+void timing_wheel::file(wheel_entry& e, tick_type due) noexcept
+{
+  const tick_type tick = (std::min)(due, max_tick);
+  const tick_type ref = reference();
+  // Level 0 takes the next `slots` ticks. Level l takes the blocks (its
+  // slots' spans) after the reference's own, up to 64 of them: a tick in
+  // the reference's block at level l fits level l - 1, whose 64 slots span
+  // that block. The top level takes the rest, later rounds included.
+  unsigned level = 0;
+  if (tick - ref >= static_cast<tick_type>(mask_ + 1))
+  {
+    level = 1;
+    while (level < upper_levels
+        && (tick >> shift_of(level)) - (ref >> shift_of(level))
+          >= static_cast<tick_type>(upper_slots))
+      ++level;
+  }
+  e.set_place(tick, level);
+  link(e);
+}
+
+void timing_wheel::link(wheel_entry& e) noexcept
+{
+  const unsigned level = e.level();
+  const tick_type tick = e.filed_tick();
+  slot& sl = slot_of(level, tick);
+  sl.entries.push_back(e);
+  if (tick < sl.min_filed)
+    sl.min_filed = tick;
+  if (level == 0)
+    mark_occupied(static_cast<std::size_t>(tick) & mask_);
+  else
+    upper_occupied_[level - 1] |= std::uint64_t(1) << upper_index(level, tick);
 }
 
 void timing_wheel::rewind(tick_type to) noexcept
@@ -77,21 +140,10 @@ void timing_wheel::rewind(tick_type to) noexcept
   {
     wheel_entry& e = detached_.front();
     detached_.pop_front();
-    file(e, e.filed_tick);
+    link(e);  // back into its own slot
   }
   advancing_ = false;
   current_ = (std::min)(current_, to);
-}
-
-void timing_wheel::file(wheel_entry& e, tick_type due) noexcept
-{
-  const std::size_t s = static_cast<std::size_t>(due) & mask_;
-  slot& sl = slots_[s];
-  e.filed_tick = due;
-  sl.entries.push_back(e);
-  if (due < sl.min_filed)
-    sl.min_filed = due;
-  mark_occupied(s);
 }
 
 void timing_wheel::mark_occupied(std::size_t s) noexcept
@@ -134,30 +186,90 @@ std::size_t timing_wheel::next_occupied(std::size_t from) const noexcept
   return npos;
 }
 
-tick_type timing_wheel::next_slot_of_pass() noexcept
+tick_type timing_wheel::upper_walk_tick(unsigned level,
+    tick_type first_block) const noexcept
 {
-  while (position_ <= pass_end_)
+  // The slots in the order their blocks come from first_block on; a slot
+  // is walked at the block of its earliest entry (its other blocks hold
+  // nothing: every entry of slot i lies in a block congruent to i).
+  const unsigned shift = shift_of(level);
+  // Ticks may be negative: block starts are multiplied, not shifted, back.
+  const tick_type width = tick_type(1) << shift;
+  const std::uint64_t occupied = upper_occupied_[level - 1];
+  const unsigned start = static_cast<unsigned>(first_block) & (upper_slots - 1);
+  std::uint64_t bits = rotate_right(occupied, start);
+  tick_type best = never_tick;
+  while (bits != 0)
   {
-    const std::size_t start = static_cast<std::size_t>(position_) & mask_;
+    const unsigned d = lowest_bit(bits);
+    bits &= bits - 1;
+    const tick_type block_start = (first_block + d) * width;
+    if (block_start >= best)
+      break;  // later slots come later still
+    const slot& sl = upper_[level - 1][(start + d) & (upper_slots - 1)];
+    const tick_type own_block = (sl.min_filed >> shift) * width;
+    const tick_type t = (std::max)(block_start, own_block);
+    if (t < best)
+      best = t;
+  }
+  return best;
+}
+
+bool timing_wheel::next_slot_of_pass(tick_type& tick, unsigned& level) noexcept
+{
+  tick_type best = never_tick;
+  unsigned best_level = 0;
+  for (unsigned l = upper_levels; l >= 1; --l)
+  {
+    if (upper_occupied_[l - 1] == 0)
+      continue;
+    // Blocks that begin at position_ are still to walk at the levels at or
+    // below cursor_; those above have walked them.
+    const unsigned shift = shift_of(l);
+    const tick_type first_block = l <= cursor_
+      ? ((position_ - 1) >> shift) + 1 : (position_ >> shift) + 1;
+    const tick_type t = upper_walk_tick(l, first_block);
+    if (t < best)
+    {
+      best = t;
+      best_level = l;
+    }
+  }
+
+  // Level 0, one revolution from position_: the first slot whose minimum is
+  // due in this pass; the others hold only later rounds and are skipped.
+  tick_type pos = position_;
+  const tick_type end = (std::min)(target_, best - 1);
+  while (pos <= end)
+  {
+    const std::size_t start = static_cast<std::size_t>(pos) & mask_;
     std::size_t s = next_occupied(start);
     tick_type t;
     if (s != npos)
-      t = position_ + static_cast<tick_type>(s - start);
+      t = pos + static_cast<tick_type>(s - start);
     else
     {
       s = next_occupied(0);
       if (s == npos)
         break;
-      t = position_ + static_cast<tick_type>(mask_ + 1 - start + s);
+      t = pos + static_cast<tick_type>(mask_ + 1 - start + s);
     }
-    if (t > pass_end_)
+    if (t > end || t >= position_ + static_cast<tick_type>(mask_ + 1))
       break;
     if (slots_[s].min_filed <= target_)
-      return t;
-    position_ = t + 1;  // only later rounds here: skipped, not visited
+    {
+      best = t;
+      best_level = 0;
+      break;
+    }
+    pos = t + 1;
   }
-  position_ = pass_end_ + 1;
-  return never_tick;
+
+  if (best > target_)
+    return false;
+  tick = best;
+  level = best_level;
+  return true;
 }
 
 tick_type timing_wheel::next_due() const noexcept
@@ -165,29 +277,53 @@ tick_type timing_wheel::next_due() const noexcept
   if (size_ == 0)
     return never_tick;
 
-  // Slots in tick order from current_ + 1, one revolution. The slot at
-  // distance d holds ticks current_ + 1 + d + k * slots; if its minimum is
-  // the first of those, nothing in any later slot can be earlier. Otherwise
-  // keep the smallest minimum seen (entries of later rounds).
+  // Level 0: slots in tick order from current_ + 1, one revolution. The
+  // slot at distance d holds ticks current_ + 1 + d + k * slots; if its
+  // minimum is the first of those, nothing in any later slot can be
+  // earlier. Otherwise keep the smallest minimum seen (later rounds, which
+  // only a rewind leaves in level 0).
   const tick_type base = current_ + 1;
   const std::size_t start = static_cast<std::size_t>(base) & mask_;
   tick_type best = never_tick;
   auto consider = [&](std::size_t s) {
-    const tick_type position = base + static_cast<tick_type>((s - start) & mask_);
+    const tick_type position =
+      base + static_cast<tick_type>((s - start) & mask_);
     const tick_type m = slots_[s].min_filed;
     if (m < best)
       best = m;
     return m <= position;
   };
-  for (std::size_t s = next_occupied(start); s != npos;
+  bool found = false;
+  for (std::size_t s = next_occupied(start); s != npos && !found;
       s = s < mask_ ? next_occupied(s + 1) : npos)
-    if (consider(s))
-      return best;
-  for (std::size_t s = next_occupied(0); s != npos && s < start;
+    found = consider(s);
+  for (std::size_t s = next_occupied(0); s != npos && s < start && !found;
       s = next_occupied(s + 1))
-    if (consider(s))
-      return best;
-  return best;
+    found = consider(s);
+
+  // Upper levels: a slot's entries are due no earlier than its minimum, nor
+  // than the start of its next block (where the walk moves them down).
+  for (unsigned l = 1; l <= upper_levels; ++l)
+  {
+    const std::uint64_t occupied = upper_occupied_[l - 1];
+    if (occupied == 0)
+      continue;
+    const unsigned shift = shift_of(l);
+    const tick_type width = tick_type(1) << shift;
+    const tick_type first_block = (current_ >> shift) + 1;
+    const unsigned first_index = static_cast<unsigned>(first_block);
+    for (std::uint64_t bits = occupied; bits != 0; bits &= bits - 1)
+    {
+      const unsigned i = lowest_bit(bits);
+      const tick_type block = first_block
+        + static_cast<tick_type>((i - first_index) & (upper_slots - 1));
+      const tick_type t =
+        (std::max)(block * width, upper_[l - 1][i].min_filed);
+      if (t < best)
+        best = t;
+    }
+  }
+  return best >= max_tick ? never_tick : best;
 }
 
 } // namespace detail

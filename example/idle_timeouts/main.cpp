@@ -155,6 +155,7 @@ int main(int argc, char** argv)
             << "waits cancelled      " << stats.waits_cancelled << "\n"
             << "lazy re-filings      " << stats.lazy_refilings << "\n"
             << "round revisits       " << stats.round_revisits << "\n"
+            << "cascades             " << stats.cascades << "\n"
             << "max lateness         "
             << std::chrono::duration_cast<std::chrono::microseconds>(
                    stats.max_lateness).count() << " us\n";

@@ -306,7 +306,7 @@ std::string chat_server::stats_line() const {
        << " queued_completions=" << s.queued_completions << " drive_wakeups=" << s.drive_wakeups
        << " empty_wakeups=" << s.empty_wakeups << " waits_expired=" << s.waits_expired
        << " waits_cancelled=" << s.waits_cancelled << " lazy_refilings=" << s.lazy_refilings
-       << " round_revisits=" << s.round_revisits
+       << " round_revisits=" << s.round_revisits << " cascades=" << s.cascades
        << " max_lateness_us=" << duration_cast<microseconds>(s.max_lateness).count()
        << " idle_close_late_p50_ms=" << counters_.idle_close_lateness.percentile(0.50).count()
        << " idle_close_late_p99_ms=" << counters_.idle_close_lateness.percentile(0.99).count()

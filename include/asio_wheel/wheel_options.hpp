@@ -81,8 +81,18 @@ struct wheel_stats
   /// reschedule_at / reschedule_after moved their expiry later.
   std::uint64_t lazy_refilings = 0;
 
-  /// Entries visited in their slot that were due in a later round.
+  /// Entries visited in their slot that were due in a later round: only
+  /// waits beyond the top level's reach (12.4 days with default options),
+  /// or after a clock stepped back.
   std::uint64_t round_revisits = 0;
+
+  /// Entries moved down a level of the hierarchical wheel when the block of
+  /// their upper-level slot began: at most one per level (three) between a
+  /// wait's arm and its expiry, however long its timeout (see
+  /// doc/design.md, "Levels"). (cascades + round_revisits + lazy_refilings
+  /// + waits_expired) / waits_expired is how often the wheel touched an
+  /// entry per wait.
+  std::uint64_t cascades = 0;
 
   /// Times the wheel found that a clock that is not steady had stepped back
   /// behind the ticks it had processed, and moved back to the clock (see

@@ -1,10 +1,10 @@
 //
 // asio_wheel/wheel_timer.hpp
 //
-// basic_wheel_timer: a drop-in replacement for asio::
-// basic_waitable_timer whose pending waits live in a hashed timing wheel
-// shared by all timers of the execution context (wheel_timer_service), plus
-// reschedule_at / reschedule_after, the nearly free idle-timeout refresh.
+// basic_wheel_timer: a drop-in replacement for asio::basic_waitable_timer
+// whose pending waits live in a hierarchical timing wheel shared by all
+// timers of the execution context (wheel_timer_service), plus reschedule_at /
+// reschedule_after, the nearly free idle-timeout refresh.
 //
 
 #ifndef ASIO_WHEEL_WHEEL_TIMER_HPP
@@ -22,7 +22,7 @@
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 
-/// A waitable timer whose waits are kept in a hashed timing wheel.
+/// A waitable timer whose waits are kept in a hierarchical timing wheel.
 /**
  * Same members and semantics as asio::basic_waitable_timer: change
  * the type name and everything else compiles and behaves the same. A wait

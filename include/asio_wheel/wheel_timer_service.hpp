@@ -3,7 +3,7 @@
 //
 // The execution_context service that keeps the pending waits of all
 // basic_wheel_timer objects of one context (and one Clock) in a single
-// hashed timing wheel, driven by one timer in Asio's reactor. See
+// hierarchical timing wheel, driven by one timer in Asio's reactor. See
 // doc/design.md for the algorithm, its precision and its costs.
 //
 // Users meet this class only to configure it (make_service with
@@ -57,7 +57,7 @@ struct timer_expiry
 
 } // namespace detail
 
-/// Keeps the pending waits of many timers in one hashed timing wheel.
+/// Keeps the pending waits of many timers in one hierarchical timing wheel.
 /**
  * One service exists per execution context and Clock/WaitTraits pair. It is
  * created with default options by the first basic_wheel_timer of a context,
@@ -124,6 +124,7 @@ public:
     s.queued_completions = slices_.queued();
     s.lazy_refilings = wheel_.lazy_refilings();
     s.round_revisits = wheel_.round_revisits();
+    s.cascades = wheel_.cascades();
     return s;
   }
 
@@ -231,7 +232,7 @@ public:
             [&](detail::wait_op_base* op) { slices_.complete(done, op); });
         disarm_if_idle();
       }
-      else if (due < impl.filed_tick)
+      else if (due < impl.filed_tick())
         refile_earlier(impl, due);
     }
     slices_.send(done);
@@ -454,13 +455,13 @@ private:
       wheel_.insert(impl, due);
       drive_.arm_no_later_than(due);
     }
-    else if (due < impl.filed_tick)
+    else if (due < impl.filed_tick())
       refile_earlier(impl, due);  // a ghost filed too late
     else
     {
       // A ghost filed at or before the new due tick: reuse it as it is
       // (the walk re-files it lazily), no list operation.
-      drive_.arm_no_later_than(impl.filed_tick);
+      drive_.arm_no_later_than(impl.filed_tick());
     }
   }
 
@@ -576,7 +577,7 @@ private:
   void retire(implementation_type& impl)
   {
     --stats_.timers_in_wheel;
-    if (impl.filed_tick <= drive_.armed_tick())
+    if (impl.filed_tick() <= drive_.armed_tick())
       wheel_.erase(impl);
     disarm_if_idle();
   }
@@ -591,10 +592,7 @@ private:
         op = detail::op_queue_access::next(op))
       op->timer = &impl;
     if (other.in_wheel())
-    {
-      impl.filed_tick = other.filed_tick;
-      impl.hook.swap_nodes(other.hook);
-    }
+      impl.take_place_of(other);
   }
 
   // Completes all of impl's waits (there is at least one) with success,
@@ -677,7 +675,7 @@ private:
           const auto& impl = static_cast<const implementation_type&>(e);
           // A ghost is "due" where it is filed: the walk drops it.
           return impl.waits.empty()
-            ? impl.filed_tick : grid_.due_tick(impl.expiry);
+            ? impl.filed_tick() : grid_.due_tick(impl.expiry);
         },
         [this, &now](detail::wheel_entry& e) {
           auto& impl = static_cast<implementation_type&>(e);
@@ -718,6 +716,9 @@ private:
   {
     wheel_.rewind(now_tick);
     ++stats_.clock_steps_back;
+    // A pass it abandoned put its undecided entries back, some perhaps due
+    // by now's tick: the drive timer must come for them.
+    arm_for_next_due();
   }
 
   // Ghosts alone must not keep the drive timer (and so run()) going.

@@ -2,11 +2,13 @@
 """make_corpus.py: writes the seed corpus of timer_ops_fuzzer into corpus/ (next to this file).
 
 Each file is a small program in the byte format of test/model/timer_ops.hpp: byte 0 the wheel
-configuration, then 4 bytes per operation (kind, timer | other << 3, amount as little-endian
-int16 in sixteenths of a tick; 32767 and -32768 stand for the clock's max and min). The
+configuration (bit 4: the wall clock, which step_clock moves either way), then 4 bytes per
+operation (kind, timer | other << 3, amount as little-endian int16 in sixteenths of a tick;
+32767 and -32768 stand for the clock's max and min, and for step_clock the two far steps). The
 programs below are written by hand, one behaviour each, plus a few seeded random ones so the
 fuzzer starts from long mixed programs too. Deterministic: running it again rewrites the same
-files. Usage: test/fuzz/make_corpus.py
+files (those written before the wall clock existed keep their bytes). Usage:
+test/fuzz/make_corpus.py
 """
 import os
 import random
@@ -15,16 +17,18 @@ import struct
 # The order of asio_wheel_model::op_kind.
 (CREATE, ASYNC_WAIT, CANCEL, CANCEL_ONE, EXPIRES_AT, EXPIRES_AFTER, RESCHEDULE_AT,
  RESCHEDULE_AFTER, MOVE_CONSTRUCT, MOVE_ASSIGN, DESTROY, ADVANCE, ADVANCE_IN_STEPS,
- EMIT_CANCELLATION) = range(14)
-KIND_COUNT = 14
+ EMIT_CANCELLATION, STEP_CLOCK) = range(15)
+KIND_COUNT = 15
+STEADY_KIND_COUNT = 14  # the kinds before step_clock: the random programs random_01..10 use these
 
 TICK = 16          # one tick, in the amount unit (1/16 tick)
 MAX, MIN = 32767, -32768
 
 
-def config(slots=16, budget=256, single_thread=False):
+def config(slots=16, budget=256, single_thread=False, wall=False):
     budgets = {1: 0, 2: 1, 3: 2, 256: 3}
-    return (1 if slots == 8 else 0) | (budgets[budget] << 1) | (8 if single_thread else 0)
+    return ((1 if slots == 8 else 0) | (budgets[budget] << 1) | (8 if single_thread else 0)
+            | (16 if wall else 0))
 
 
 def op(kind, timer=0, other=0, amount=0):
@@ -46,6 +50,22 @@ def emit(waits_ago, kind=0):
 
 
 R16 = 16 * TICK    # one revolution of a 16-slot wheel
+
+
+def step(amount, mid_advance=0, then_wait_on=None):
+    """The wall clock steps by `amount` sixteenths (MIN: to origin - 1 ns, MAX: to origin + 10
+    revolutions). mid_advance=n (1..4): first the clock advances 4 * n ticks and one handler
+    runs (a sliced advance may be left in progress), then the step, then (then_wait_on=t)
+    timer t starts a wait if it has none pending."""
+    other = 0 if mid_advance == 0 else 3 | ((mid_advance - 1) << 2)
+    if then_wait_on is not None:
+        other |= 16
+    return op(STEP_CLOCK, then_wait_on or 0, other, amount)
+
+
+def wall(**kw):
+    return config(wall=True, **kw)
+
 
 PROGRAMS = {
     'expire_mid_tick': (config(), [op(CREATE, 0), op(EXPIRES_AFTER, 0, 0, 40), *wait_on(0),
@@ -138,21 +158,76 @@ PROGRAMS = {
     'slot_after_move': (config(), [op(CREATE, 0, 2, 6 * TICK), *wait_with_slot(0, 2),
                                    op(MOVE_CONSTRUCT, 1, 0), emit(1, 0),
                                    op(ADVANCE, 0, 0, 7 * TICK)]),
+    # The wall clock (byte 0 bit 4) and step_clock.
+    'steady_step_clock_is_skipped': (config(), [op(CREATE, 0, 2, 40), *wait_on(0), step(-3 * TICK),
+                                                step(MIN, 1), op(ADVANCE, 0, 0, 3 * TICK)]),
+    'wall_wait_armed_before_step_back': (wall(), [op(CREATE, 0, 2, 40), *wait_on(0),
+                                                  step(-3 * TICK), op(ADVANCE, 0, 0, 5 * TICK),
+                                                  op(ADVANCE, 0, 0, 15), op(ADVANCE, 0, 0, 1)]),
+    'wall_new_wait_after_step_back': (wall(), [op(CREATE, 1, 2, 10 * TICK), *wait_on(1),
+                                               op(ADVANCE, 0, 0, 10 * TICK), step(-5 * TICK),
+                                               op(CREATE, 0), op(EXPIRES_AFTER, 0, 0, 2 * TICK),
+                                               *wait_on(0), op(ADVANCE_IN_STEPS, 0, 0, 3 * TICK)]),
+    'wall_expiry_passed_inside_processed_tick': (wall(), [op(CREATE, 1, 2, 10 * TICK), *wait_on(1),
+                                                          op(ADVANCE, 0, 0, 10 * TICK),
+                                                          step(-56), op(CREATE, 0),
+                                                          op(EXPIRES_AFTER, 0, 0, -4),
+                                                          *wait_on(0, 2)]),
+    'wall_before_origin': (wall(slots=8), [step(-40), op(CREATE, 0, 2, 8), *wait_on(0),
+                                           op(CREATE, 1, 2, 12), *wait_on(1),
+                                           op(ADVANCE_IN_STEPS, 0, 0, 3 * TICK), step(MIN),
+                                           op(CREATE, 2, 2, 1), *wait_on(2),
+                                           op(ADVANCE_IN_STEPS, 0, 3, 2 * TICK)]),
+    'wall_far_steps': (wall(), [op(CREATE, 0, 2, 3 * TICK), *wait_on(0), op(CREATE, 1, 1, MAX),
+                                *wait_on(1), step(MAX), step(MIN), op(CREATE, 2, 2, 5 * TICK),
+                                *wait_on(2), step(MAX), op(CANCEL, 1)]),
+    'wall_step_back_mid_advance_io1': (wall(budget=1, single_thread=True),
+                                       [op(CREATE, t, 2, 40) for t in range(4)]
+                                       + [op(ASYNC_WAIT, t) for t in range(4)]
+                                       + [step(MIN, 1), op(ADVANCE, 0, 0, 3 * TICK),
+                                          op(ADVANCE, 0, 0, 1)]),
+    'wall_step_back_mid_advance': (wall(budget=2),
+                                   [op(CREATE, t, 2, TICK + 16 * t) for t in range(6)]
+                                   + [op(ASYNC_WAIT, t) for t in range(6) for _ in range(2)]
+                                   + [step(-2 * TICK - 5, 2), op(ADVANCE_IN_STEPS, 0, 3, 8 * TICK)]),
+    'wall_wait_rewinds_an_advance_in_progress': (wall(slots=8, budget=1, single_thread=True),
+                                                 [op(CREATE, 4, 1, 46), op(CREATE, 1, 1, 48),
+                                                  *wait_on(4), *wait_on(1), op(CREATE, 0, 2, 95),
+                                                  step(-168, 4, then_wait_on=0),
+                                                  op(ADVANCE_IN_STEPS, 0, 3, 2 * TICK)]),
+    'wall_reschedule_earlier_after_step_back': (wall(), [op(CREATE, 1, 2, 6 * TICK), *wait_on(1),
+                                                         op(ADVANCE, 0, 0, 6 * TICK), step(-4 * TICK),
+                                                         op(CREATE, 0, 2, 9 * TICK), *wait_on(0, 2),
+                                                         op(CREATE, 2, 2, 9 * TICK), *wait_on(2),
+                                                         op(RESCHEDULE_AFTER, 0, 0, TICK + 3),
+                                                         step(-TICK - 8),
+                                                         op(RESCHEDULE_AT, 2, 0, -2),
+                                                         op(ADVANCE_IN_STEPS, 0, 1, 4 * TICK)]),
+    'wall_ghost_reused_after_step_back': (wall(slots=8), [op(CREATE, 0, 2, 12 * TICK), *wait_on(0),
+                                                          op(CREATE, 1, 2, 4 * TICK), *wait_on(1),
+                                                          op(ADVANCE, 0, 0, 4 * TICK),
+                                                          op(CANCEL, 0), step(-3 * TICK),
+                                                          op(EXPIRES_AFTER, 0, 0, 2 * TICK),
+                                                          *wait_on(0),
+                                                          op(ADVANCE_IN_STEPS, 0, 2, 3 * TICK)]),
 }
 
 
-def random_program(seed):
+def random_program(seed, wall_clock=False):
     rng = random.Random(seed)
     ops = []
     for _ in range(rng.randrange(20, 80)):
-        kind = rng.randrange(KIND_COUNT)
+        kind = rng.randrange(KIND_COUNT if wall_clock else STEADY_KIND_COUNT)
         if kind in (ADVANCE, ADVANCE_IN_STEPS):
             amount = rng.choice([TICK, rng.randrange(1, 3 * TICK), rng.randrange(R16, 3 * R16)])
+        elif kind == STEP_CLOCK:
+            amount = rng.choice([MIN, MAX, -rng.randrange(1, TICK + 1), -rng.randrange(1, 4 * TICK),
+                                 -rng.randrange(R16, 3 * R16), rng.randrange(1, 4 * TICK)])
         else:
             amount = rng.choice([0, MAX, MIN, rng.randrange(-R16, 3 * R16), 4 * TICK])
         ops.append(op(kind, rng.randrange(6), rng.randrange(32), amount))
     return config(slots=rng.choice([8, 16]), budget=rng.choice([1, 2, 3, 256]),
-                  single_thread=rng.random() < 0.5), ops
+                  single_thread=rng.random() < 0.5, wall=wall_clock), ops
 
 
 def main():
@@ -161,6 +236,8 @@ def main():
     programs = dict(PROGRAMS)
     for seed in range(1, 11):
         programs['random_%02d' % seed] = random_program(seed)
+    for seed in range(1, 7):
+        programs['random_wall_%02d' % seed] = random_program(1000 + seed, wall_clock=True)
     for name, (cfg, ops) in sorted(programs.items()):
         with open(os.path.join(out, name), 'wb') as f:
             f.write(bytes([cfg]) + b''.join(ops))

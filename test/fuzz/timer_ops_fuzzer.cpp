@@ -1,8 +1,9 @@
 // timer_ops_fuzzer.cpp: the libFuzzer target of issue 5 (part 2). The input bytes are a
 // program in the operation language of test/model/timer_ops.hpp (byte 0 the wheel
 // configuration, then 4 bytes per operation); the program runs against real
-// basic_wheel_timer objects on the manual clock and the reference model, exactly as in the
-// randomized model test, and any disagreement aborts with a description of the failing
+// basic_wheel_timer objects on a manual clock (manual_clock, or manual_wall_clock, which
+// steps back and forth, when bit 4 of byte 0 is set) and the reference model, exactly as in
+// the randomized model test, and any disagreement aborts with a description of the failing
 // operation. Built with clang and -fsanitize=fuzzer,address,undefined when
 // ASIO_WHEEL_BUILD_FUZZERS=ON; otherwise corpus_replay.cpp supplies a main() that runs the
 // seed corpus through the same function, so the corpus stays valid in every build.
@@ -19,10 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace asio_wheel_model;
   if (size == 0)
     return 0;
-  // The manual clock is process-wide and only moves forward; one input moves it by at most
-  // 1024 ops * 2048 ticks of 1 ms, about 2e12 ns, and it starts at 1e18 ns of the 9.2e18 an
-  // int64 holds: millions of inputs. Should a very long campaign get near the end anyway,
-  // skip inputs rather than report an overflow as a library bug.
+  // The steady manual clock is process-wide and only moves forward; one input moves it by at
+  // most 1024 ops * 2048 ticks of 1 ms, about 2e12 ns, and it starts at 1e18 ns of the 9.2e18
+  // an int64 holds: millions of inputs. Should a very long campaign get near the end anyway,
+  // skip inputs rather than report an overflow as a library bug. (The wall clock is set back
+  // to the same start by every input that uses it: timer_ops.hpp, wall_clock_start_ns.)
   constexpr std::int64_t clock_headroom = 4'000'000'000'000;
   if (asio_wheel_model::manual_clock::now().time_since_epoch().count()
       > (std::numeric_limits<std::int64_t>::max)() - clock_headroom)

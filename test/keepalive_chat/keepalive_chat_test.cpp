@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(stats_reports_connections_and_wheel_stats) {
   const auto stats = query_stats(server.port());  // a second connection
   for (const char* key : {"connections", "max_connections", "accepted", "idle_timeout_ms", "tick_us", "slots",
                           "timers_in_wheel", "pending_waits", "queued_completions", "drive_wakeups", "empty_wakeups",
-                          "waits_expired", "waits_cancelled", "lazy_refilings", "round_revisits", "max_lateness_us",
+                          "waits_expired", "waits_cancelled", "lazy_refilings", "round_revisits", "cascades", "max_lateness_us",
                           "kicked_idle", "kicked_write_timeout", "kicked_queue_full", "kicked_line_too_long",
                           "idle_close_late_p50_ms", "idle_close_late_p99_ms", "idle_close_late_max_us"})
     BOOST_TEST(stats.count(key) == 1, "/stats lacks " << key);

@@ -1,8 +1,10 @@
 // model_test.cpp: the randomized model test. Thousands of seeds each generate a program of
 // timer operations (timer_ops.hpp) that runs against real basic_wheel_timer objects on a manual
-// clock and against the reference model side by side. A failing seed is delta-debugged down to
-// the shortest program that still fails the same way, and the report prints the seed, the
-// wheel configuration and that program, one operation a line.
+// clock and against the reference model side by side: odd seeds on manual_clock (steady), even
+// seeds on manual_wall_clock, whose programs also step the clock back and forth (step_clock).
+// A failing seed is delta-debugged down to the shortest program that still fails the same way,
+// and the report prints the seed, the wheel configuration and that program, one operation a
+// line.
 //
 // Environment (all optional):
 //   ASIO_WHEEL_MODEL_SEEDS=N       number of seeds (default 3000)
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -54,6 +57,26 @@ std::int32_t random_expiry_amount(std::mt19937_64& rng, std::size_t slots)
   }
 }
 
+// Steps of the wall clock, mostly back (forward is what advance does): within the tick, a few
+// ticks, more than a revolution; now and then forward, nothing, or the two far steps (to just
+// before the service's origin, to 10 revolutions after it: timer_ops.hpp).
+std::int32_t random_step_amount(std::mt19937_64& rng, std::size_t slots)
+{
+  const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
+  switch (rng() % 16)
+  {
+  case 0: return far_past;
+  case 1: return far_future;
+  case 2: return 0;
+  case 3: case 4: case 5: return -static_cast<std::int32_t>(rng() % 16) - 1;          // in the tick
+  case 6: case 7: case 8: return -static_cast<std::int32_t>(rng() % (4 * 16)) - 1;    // a few ticks
+  case 9: return -static_cast<std::int32_t>(rng() % 4 + 1) * 16;                       // whole ticks
+  case 10: case 11: return -revolution - static_cast<std::int32_t>(rng() % (3 * revolution));
+  case 12: case 13: return static_cast<std::int32_t>(rng() % 16) + 1;                 // forward
+  default: return static_cast<std::int32_t>(rng() % (4 * 16)) + 1;
+  }
+}
+
 std::int32_t random_advance_amount(std::mt19937_64& rng, std::size_t slots)
 {
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
@@ -74,17 +97,31 @@ program make_program(std::uint64_t seed)
   static constexpr std::size_t budgets[] = {1, 2, 3, 256};
   p.config.max_completions_per_slice = budgets[rng() % 4];
   p.config.single_thread_hint = rng() % 2 == 0;
+  // Even seeds: the wall clock. (Not drawn from rng: an odd seed makes the same program it
+  // made before the wall clock existed.)
+  p.config.wall_clock = seed % 2 == 0;
 
   // Relative frequencies of the operations: waits and clock moves dominate, so timers carry
-  // several pending waits when they are cancelled, moved or rescheduled.
+  // several pending waits when they are cancelled, moved or rescheduled. The wall clock also
+  // steps, about as often as it advances.
   struct weighted { op_kind kind; unsigned weight; };
-  static constexpr weighted weights[] = {
+  static constexpr weighted steady_weights[] = {
     {op_kind::create, 6}, {op_kind::async_wait, 14}, {op_kind::cancel, 2},
     {op_kind::cancel_one, 3}, {op_kind::expires_at, 3}, {op_kind::expires_after, 3},
     {op_kind::reschedule_at, 4}, {op_kind::reschedule_after, 4}, {op_kind::move_construct, 2},
     {op_kind::move_assign, 2}, {op_kind::destroy, 2}, {op_kind::advance, 8},
     {op_kind::advance_in_steps, 2}, {op_kind::emit_cancellation, 3},
   };
+  static constexpr weighted wall_weights[] = {
+    {op_kind::create, 6}, {op_kind::async_wait, 14}, {op_kind::cancel, 2},
+    {op_kind::cancel_one, 3}, {op_kind::expires_at, 3}, {op_kind::expires_after, 3},
+    {op_kind::reschedule_at, 4}, {op_kind::reschedule_after, 4}, {op_kind::move_construct, 2},
+    {op_kind::move_assign, 2}, {op_kind::destroy, 2}, {op_kind::advance, 8},
+    {op_kind::advance_in_steps, 2}, {op_kind::emit_cancellation, 3}, {op_kind::step_clock, 6},
+  };
+  const auto weights = p.config.wall_clock
+      ? std::vector<weighted>(std::begin(wall_weights), std::end(wall_weights))
+      : std::vector<weighted>(std::begin(steady_weights), std::end(steady_weights));
   unsigned total_weight = 0;
   for (const auto& w : weights)
     total_weight += w.weight;
@@ -105,9 +142,21 @@ program make_program(std::uint64_t seed)
     }
     op.timer = static_cast<std::uint8_t>(rng() % timer_count);
     op.other = static_cast<std::uint8_t>(rng() % 32);
+    if (op.kind == op_kind::step_clock && rng() % 3 == 0)
+      op.other |= 3;  // in the middle of an advance (timer_ops.hpp) more often than 1 in 4
+
     op.amount = (op.kind == op_kind::advance || op.kind == op_kind::advance_in_steps)
         ? random_advance_amount(rng, p.config.slots)
+        : op.kind == op_kind::step_clock ? random_step_amount(rng, p.config.slots)
         : random_expiry_amount(rng, p.config.slots);
+    if (op.kind == op_kind::step_clock && op.other % 4 == 3 && rng() % 2 == 0)
+    {
+      // In the middle of an advance of 4 * n ticks: back to somewhere in those ticks, where
+      // the pass may have left waits undecided.
+      const std::int32_t forward = 4 * 16 * ((op.other >> 2) % 4 + 1);
+      op.amount = -static_cast<std::int32_t>(rng() % static_cast<unsigned>(forward)) - 1;
+      op.other |= 16;  // and a wait begins there
+    }
     p.ops.push_back(op);
   }
   return p;
@@ -211,6 +260,9 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     totals.waits_succeeded += summary.waits_succeeded;
     totals.waits_aborted += summary.waits_aborted;
     totals.max_lateness_stepped = std::max(totals.max_lateness_stepped, summary.max_lateness_stepped);
+    totals.clock_steps_back_made += summary.clock_steps_back_made;
+    totals.clock_steps_back += summary.clock_steps_back;
+    totals.waits_before_boundary += summary.waits_before_boundary;
     if (f)
     {
       ++failures;
@@ -234,10 +286,18 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
       << totals.waits_succeeded << " expired, " << totals.waits_aborted << " aborted), "
       << failures << " failing seeds, " << seconds << " s; max lateness while the clock moved in"
       << " steps of <= 1/4 tick: " << totals.max_lateness_stepped.count() << " ns of manual time"
-      << " (tick " << model_tick.count() << " ns)");
+      << " (tick " << model_tick.count() << " ns); wall clock: " << totals.clock_steps_back_made
+      << " steps back, " << totals.clock_steps_back << " rewinds of the wheel, "
+      << totals.waits_before_boundary << " waits completed before their tick boundary");
   // The run must have exercised what it claims to, or it proves nothing.
   BOOST_TEST(totals.waits_succeeded > 0u);
   BOOST_TEST(totals.waits_aborted > 0u);
+  if (count >= 100)
+  {
+    BOOST_TEST(totals.clock_steps_back > 0u, "no program made the wheel move back");
+    BOOST_TEST(totals.waits_before_boundary > 0u,
+        "no program completed a wait between its expiry and its tick boundary");
+  }
 }
 
 // The model itself: programs whose outcome is known by hand. If these fail, the model (or the
@@ -410,4 +470,221 @@ BOOST_AUTO_TEST_CASE(several_thread_path_hands_off_half_of_a_batch)
   BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
   BOOST_TEST(s.sliced_completions == 3u);
   BOOST_TEST(s.slices == 1u);
+}
+
+// ---- the wall clock (manual_wall_clock), which step_clock moves either way ---------------------
+
+namespace {
+
+wheel_config wall_config()
+{
+  wheel_config c;
+  c.wall_clock = true;
+  return c;
+}
+
+std::string describe_failure(const std::optional<failure>& f)
+{
+  return f ? "[" + f->category + "] after op " + std::to_string(f->op_index) + ": " + f->message
+           : std::string();
+}
+
+} // namespace
+
+// A wait armed before the clock steps back completes when the clock gets back to its expiry
+// (at the first tick boundary at or after it), not at the time it would have without the step.
+BOOST_AUTO_TEST_CASE(wall_clock_wait_armed_before_a_step_back_completes_when_the_clock_gets_back)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 2, 40},          // t0 = timer(ex, 2.5 ticks)
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::step_clock, 0, 0, -48},     // back 3 ticks: now origin - 3 ticks
+    {op_kind::advance, 0, 0, 80},         // origin + 2 ticks: the wheel's count of 2.5 has
+                                          // passed, the clock has not
+    {op_kind::advance, 0, 0, 15},         // origin + 2 15/16 ticks: expiry passed, boundary not
+    {op_kind::advance, 0, 0, 1},          // origin + 3 ticks, the boundary: completes
+  };
+  run_summary s;
+  const auto f = run_program(wall_config(), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 1u);
+  BOOST_TEST(s.clock_steps_back_made == 1u);
+}
+
+// After a step back, a new wait of d completes d later on the stepped clock, although the
+// wheel had already processed its tick: the wheel moves back (wheel_stats::clock_steps_back).
+BOOST_AUTO_TEST_CASE(wall_clock_new_wait_after_a_step_back_completes_a_duration_later)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 1, 2, 160},         // t1 = timer(ex, 10 ticks)
+    {op_kind::async_wait, 1, 0, 0},
+    {op_kind::advance, 0, 0, 160},        // t1 completes: the wheel has processed 10 ticks
+    {op_kind::step_clock, 0, 0, -80},     // back 5 ticks
+    {op_kind::create, 0, 0, 0},
+    {op_kind::expires_after, 0, 0, 32},   // 2 ticks: tick 7, which the wheel has processed
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::advance, 0, 0, 31},         // not yet
+    {op_kind::advance, 0, 0, 1},          // 2 ticks after the wait began: completes
+  };
+  run_summary s;
+  const auto f = run_program(wall_config(), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 2u);
+  BOOST_TEST(s.clock_steps_back == 1u);
+  BOOST_TEST(s.waits_before_boundary == 0u);
+}
+
+// The library's legal choice: after a step back the wheel is ahead of the clock, and a wait
+// whose expiry has passed (expiry <= now) but whose tick boundary has not is due by both
+// counts: it completes at once, as Asio's timer would, not at the boundary. The model follows.
+BOOST_AUTO_TEST_CASE(wall_clock_wait_whose_expiry_passed_inside_a_processed_tick_completes_at_once)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 1, 2, 160},         // t1 = timer(ex, 10 ticks)
+    {op_kind::async_wait, 1, 0, 0},
+    {op_kind::advance, 0, 0, 160},        // the wheel has processed 10 ticks
+    {op_kind::step_clock, 0, 0, -56},     // back 3.5 ticks: now tick 6.5
+    {op_kind::create, 0, 0, 0},
+    {op_kind::expires_after, 0, 0, -4},   // expiry 6.25 ticks: passed; its boundary (7) not
+    {op_kind::async_wait, 0, 0, 0},       // completes at once
+  };
+  run_summary s;
+  const auto f = run_program(wall_config(), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 2u);
+  BOOST_TEST(s.waits_before_boundary == 1u);
+  BOOST_TEST(s.clock_steps_back == 0u, "nothing to move back for: the wait was due");
+}
+
+// Before the service's origin the ticks are negative and exact: a wait whose expiry is a
+// boundary there completes exactly at it, one inside a tick at the end of that tick.
+BOOST_AUTO_TEST_CASE(wall_clock_waits_before_the_origin_complete_at_their_negative_boundaries)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::step_clock, 0, 0, -40},     // back 2.5 ticks: before the origin
+    {op_kind::create, 0, 2, 8},           // t0 = timer(ex, 0.5 tick): origin - 2 ticks, a boundary
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::create, 1, 2, 12},          // t1: origin - 1.75 ticks, boundary origin - 1 tick
+    {op_kind::async_wait, 1, 0, 0},
+    {op_kind::advance, 0, 0, 7},          // not yet
+    {op_kind::advance, 0, 0, 1},          // origin - 2 ticks: t0
+    {op_kind::advance_in_steps, 0, 0, 32},  // t1 at origin - 1 tick, in steps of 1/16 tick
+    {op_kind::step_clock, 0, 0, far_past},  // origin - 1 ns
+    {op_kind::create, 2, 2, 1},           // t2: origin + 62499 ns, boundary origin + 1 tick
+    {op_kind::async_wait, 2, 0, 0},
+    {op_kind::advance_in_steps, 0, 3, 32},
+  };
+  run_summary s;
+  const auto f = run_program(wall_config(), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 3u);
+}
+
+// A step back in the middle of an advance that a slice budget of 1 left unfinished: the pass
+// is abandoned (the wheel moves back to the clock), the timers it had not reached stay
+// pending, and they complete when the clock gets back to their boundary. (A library that went
+// on with the pass would decide them while the clock is before their expiry:
+// decided_after_step_back.)
+BOOST_AUTO_TEST_CASE(wall_clock_step_back_in_the_middle_of_an_advance_abandons_the_pass)
+{
+  std::vector<timer_op> program_ops;
+  for (std::uint8_t t = 0; t < 4; ++t)
+  {
+    program_ops.push_back({op_kind::create, t, 2, 40});  // timer(ex, 2.5 ticks)
+    program_ops.push_back({op_kind::async_wait, t, 0, 0});
+  }
+  program_ops.push_back({op_kind::step_clock, 0, 3, far_past});  // +4 ticks, one handler,
+                                                                 // then origin - 1 ns
+  program_ops.push_back({op_kind::advance, 0, 0, 48});  // origin + 3 ticks - 1 ns: not yet
+  program_ops.push_back({op_kind::advance, 0, 0, 1});   // past the boundary: the rest complete
+  for (const bool one_thread : {true, false})
+  {
+    wheel_config config = wall_config();
+    config.max_completions_per_slice = 1;
+    config.single_thread_hint = one_thread;
+    run_summary s;
+    const auto f = run_program(config, program_ops, &s);
+    BOOST_TEST(!f, describe_failure(f));
+    BOOST_TEST(s.waits_succeeded == 4u);
+    BOOST_TEST(s.clock_steps_back == 1u);
+  }
+}
+
+// step_clock on the steady clock is skipped (a program stays a program whatever its clock).
+BOOST_AUTO_TEST_CASE(step_clock_is_skipped_on_the_steady_clock)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 2, 40},
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::step_clock, 0, 0, -48},
+    {op_kind::step_clock, 0, 3, far_past},
+    {op_kind::advance, 0, 0, 48},         // 3 ticks: completes (no step was taken)
+  };
+  run_summary s;
+  const auto f = run_program(wheel_config{}, program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 1u);
+  BOOST_TEST(s.clock_steps_back_made == 0u);
+}
+
+// The wall-clock half of the seeds: bit 4 of byte 0 carries the clock, and the programs
+// carry step_clock ops.
+BOOST_AUTO_TEST_CASE(byte_encoding_round_trips_a_wall_clock_program)
+{
+  const program p = make_program(12346);
+  BOOST_TEST_REQUIRE(p.config.wall_clock);
+  std::vector<std::uint8_t> bytes{encode_config(p.config)};
+  BOOST_TEST((bytes[0] & 16) != 0);
+  std::size_t steps = 0;
+  for (const timer_op& op : p.ops)
+  {
+    encode_op(op, bytes);
+    steps += op.kind == op_kind::step_clock ? 1 : 0;
+  }
+  BOOST_TEST(steps > 0u);
+  const wheel_config c = decode_config(bytes[0]);
+  BOOST_TEST(c.wall_clock);
+  BOOST_TEST(c.slots == p.config.slots);
+  BOOST_TEST(c.max_completions_per_slice == p.config.max_completions_per_slice);
+  BOOST_TEST(c.single_thread_hint == p.config.single_thread_hint);
+  const std::vector<timer_op> decoded = decode_ops(bytes.data() + 1, bytes.size() - 1);
+  BOOST_TEST_REQUIRE(decoded.size() == p.ops.size());
+  for (std::size_t i = 0; i < decoded.size(); ++i)
+  {
+    BOOST_TEST(static_cast<int>(decoded[i].kind) == static_cast<int>(p.ops[i].kind));
+    BOOST_TEST(decoded[i].timer == p.ops[i].timer);
+    BOOST_TEST(decoded[i].other == p.ops[i].other);
+    BOOST_TEST(decoded[i].amount == p.ops[i].amount);
+  }
+  // A byte 0 written before the wall clock existed (bit 4 clear) still means the steady clock.
+  BOOST_TEST(!decode_config(static_cast<std::uint8_t>(bytes[0] & ~16)).wall_clock);
+}
+
+// A wait that makes the wheel move back while a bounded advance is in progress: the pass is
+// abandoned, and the waits it had not decided yet must still complete once the clock has
+// passed their tick boundary. (Minimised from seed 16: a library that arms its drive timer only
+// for the new wait's tick, 6, leaves t1, expiry 3 ticks, pending while the clock reads 5.5
+// ticks, until tick 6.)
+BOOST_AUTO_TEST_CASE(wall_clock_wait_that_abandons_an_advance_in_progress_leaves_no_wait_behind)
+{
+  wheel_config config = wall_config();
+  config.slots = 8;
+  config.max_completions_per_slice = 1;
+  config.single_thread_hint = true;
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 4, 1, 46},          // t4 = timer(io, now + 2 7/8 ticks): tick 3
+    {op_kind::create, 1, 1, 48},          // t1 = timer(io, now + 3 ticks): tick 3
+    {op_kind::async_wait, 4, 0, 0},
+    {op_kind::async_wait, 1, 0, 0},
+    {op_kind::create, 0, 2, 95},          // t0 = timer(ex, 5 15/16 ticks): tick 6
+    // +16 ticks; the drive timer's handler decides t4 and leaves t1 to the next slice; the
+    // clock steps back to 5.5 ticks; t0.async_wait: due at tick 6, which the pass had taken,
+    // but the clock is before its expiry: the wheel moves back. t1 (tick 3) is due now.
+    {op_kind::step_clock, 0, 3 | (3 << 2) | 16, -168},
+  };
+  run_summary s;
+  const auto f = run_program(config, program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 2u);
+  BOOST_TEST(s.clock_steps_back == 1u);
 }

@@ -4,15 +4,19 @@
 //
 // A program is a wheel configuration plus a list of operations on a handful of timer objects
 // (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy) and on a
-// manual clock (advance, advance in steps). Every operation is defined for every state (an
-// operation on a timer that does not exist is skipped), so any subsequence of a program is a
-// program: that is what lets the model test delta-debug a failing program down to a few ops
-// and lets the fuzzer mutate bytes freely.
+// manual clock (advance, advance in steps, step either way). The configuration picks the
+// clock: manual_clock (steady: it only goes forward) or manual_wall_clock (not steady: it can
+// step back, as system_clock does). Every operation is defined for every state (an operation
+// on a timer that does not exist is skipped, a step of a steady clock too), so any subsequence
+// of a program is a program: that is what lets the model test delta-debug a failing program
+// down to a few ops and lets the fuzzer mutate bytes freely.
 //
 // The model is exact because the io_context is run until quiescent (settle()) after every
 // operation: then every wait the model calls pending is not yet due, so the counts returned by
 // cancel / expires_* / reschedule_* are known exactly, and Asio's "an expired wait whose handler
-// is queued is no longer cancellable" never comes into play.
+// is queued is no longer cancellable" never comes into play. Where the library has a legal
+// choice (a clock that is not steady, see settle_and_check), the model follows what it chose
+// and checks that the choice was legal.
 //
 // Shared by test/model/model_test.cpp (random programs from seeds) and
 // test/fuzz/timer_ops_fuzzer.cpp (programs decoded from fuzzer bytes).
@@ -52,10 +56,21 @@ using asio_wheel_test::concurrency_hint_default;
 
 using asio_wheel_test::manual_clock;
 using asio_wheel_test::manual_wait_traits;
-using timer_type = asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits>;
-using service_type = asio_wheel::wheel_timer_service<manual_clock, manual_wait_traits>;
+using asio_wheel_test::manual_wall_clock;
+using asio_wheel_test::manual_wall_wait_traits;
+
+// The timer and service of a program on either manual clock.
+template <typename Clock>
+using basic_timer_type = asio_wheel::basic_wheel_timer<Clock,
+    asio_wheel_test::basic_manual_wait_traits<Clock>>;
+template <typename Clock>
+using basic_service_type = asio_wheel::wheel_timer_service<Clock,
+    asio_wheel_test::basic_manual_wait_traits<Clock>>;
+
+using timer_type = basic_timer_type<manual_clock>;
+using service_type = basic_service_type<manual_clock>;
 using time_point = manual_clock::time_point;
-using duration = manual_clock::duration;
+using duration = manual_clock::duration;  // manual_wall_clock's is the same type
 
 // Timer objects a program can name. Few, so that random programs hit the same timer often.
 inline constexpr std::size_t timer_count = 6;
@@ -85,6 +100,17 @@ enum class op_kind : std::uint8_t
   advance_in_steps,  // the same in steps of (other % 4 + 1) sixteenths of a tick, settling after each
   emit_cancellation, // the cancellation signal of the (other % 8 + 1)-th latest wait emits
                      // terminal, partial or total (amount % 3); nothing if it had no slot
+  step_clock,        // wall clock only (skipped on the steady one): the clock steps by `amount`
+                     // sixteenths of a tick, either way (negative: back), then the context
+                     // settles; far_past sets it to one clock unit (1 ns) before the service's
+                     // origin (inside tick -1), far_future to exactly far_step_revolutions
+                     // revolutions after the origin (on a tick boundary). other % 4 == 3: in
+                     // the middle of an advance: first the clock advances by 4 * ((other >> 2)
+                     // % 4 + 1) ticks and the context runs one handler (the drive timer's, which
+                     // starts a pass over the wheel that a small slice budget leaves
+                     // unfinished), then the step, then (other & 16) timer `timer`, if it
+                     // exists and the model has no wait pending on it, starts a wait (in the
+                     // pass, if one is still in progress), then the settle
   kind_count
 };
 
@@ -101,9 +127,21 @@ struct wheel_config
   std::size_t slots = 16;                       // small: a revolution is only 8 or 16 ticks
   std::size_t max_completions_per_slice = 256;  // small values exercise the fairness slices
   bool single_thread_hint = false;              // io_context(1) takes Asio's one-thread paths
+  bool wall_clock = false;                      // manual_wall_clock (can step back), not
+                                                // manual_clock
 };
 
 inline constexpr std::chrono::nanoseconds model_tick = std::chrono::milliseconds(1);
+
+// step_clock with far_future: the clock is set to this many revolutions after the origin.
+inline constexpr std::int64_t far_step_revolutions = 10;
+
+// Where a program on the wall clock starts: manual_wall_clock is set here before its service is
+// made, so every wall-clock program starts from the same time (runs are independent of each
+// other, and the clock stays far inside int64 however many programs step it: one program moves
+// it by at most 1024 ops * 2048 ticks of 1 ms, about 2e12 ns). Off any round number, as
+// manual_clock's start.
+inline constexpr std::int64_t wall_clock_start_ns = 1'000'000'000'000'123'457;
 
 // advance_in_steps covers at most this many revolutions, so one op costs at most a few hundred
 // settles however large its amount.
@@ -112,8 +150,10 @@ inline constexpr std::int64_t max_stepped_revolutions = 2;
 // ---------------------------------------------------------------------------------------------
 // Bytes <-> programs (the fuzzer's input format, also used to write the seed corpus):
 // byte 0: configuration (bit 0: 8 or 16 slots; bits 1-2: slice budget 1, 2, 3 or 256; bit 3:
-// io_context(1)); then 4 bytes per operation: kind, timer (bits 0-2) and other (bits 3-7), and
-// the amount as a little-endian int16. Trailing bytes that do not make a whole op are ignored.
+// io_context(1); bit 4: the wall clock; bits 5-7 ignored); then 4 bytes per operation: kind
+// (modulo kind_count), timer (bits 0-2) and other (bits 3-7), and the amount as a little-endian
+// int16. Trailing bytes that do not make a whole op are ignored. (Bit 4 and step_clock came
+// last: inputs written before them decode as before, on the steady clock.)
 
 inline constexpr std::size_t bytes_per_op = 4;
 inline constexpr std::size_t max_program_ops = 1024;  // keeps one fuzz input fast
@@ -125,6 +165,7 @@ inline wheel_config decode_config(std::uint8_t b)
   c.slots = (b & 1) ? 8 : 16;
   c.max_completions_per_slice = budgets[(b >> 1) & 3];
   c.single_thread_hint = (b & 8) != 0;
+  c.wall_clock = (b & 16) != 0;
   return c;
 }
 
@@ -135,6 +176,8 @@ inline std::uint8_t encode_config(const wheel_config& c)
   b |= static_cast<std::uint8_t>((budget == 1 ? 0 : budget == 2 ? 1 : budget == 3 ? 2 : 3) << 1);
   if (c.single_thread_hint)
     b |= 8;
+  if (c.wall_clock)
+    b |= 16;
   return b;
 }
 
@@ -221,6 +264,21 @@ inline std::string describe(const timer_op& op)
       << types[(op.amount % 3 + 3) % 3];
     break;
   }
+  case op_kind::step_clock:
+    if (op.other % 4 == 3)
+      s << "wall clock advances " << 4 * ((op.other >> 2) % 4 + 1)
+        << " ticks, one handler runs, then ";
+    if (op.amount == far_past)
+      s << "wall clock set to origin - 1ns";
+    else if (op.amount == far_future)
+      s << "wall clock set to origin + " << far_step_revolutions << " revolutions";
+    else
+      s << "wall clock steps " << (op.amount < 0 ? "back " : "forward ")
+        << std::abs(op.amount) << "/16 tick";
+    if (op.other % 4 == 3 && (op.other & 16) != 0)
+      s << ", then " << t << ".async_wait(h) if it waits for nothing";
+    s << " (skipped on the steady clock)";
+    break;
   default: s << "?"; break;
   }
   return s.str();
@@ -230,7 +288,8 @@ inline std::string describe(const wheel_config& c)
 {
   std::ostringstream s;
   s << "slots=" << c.slots << " tick=1ms max_completions_per_slice="
-    << c.max_completions_per_slice << (c.single_thread_hint ? " io_context(1)" : " io_context()");
+    << c.max_completions_per_slice << (c.single_thread_hint ? " io_context(1)" : " io_context()")
+    << (c.wall_clock ? " manual_wall_clock" : " manual_clock");
   return s.str();
 }
 
@@ -258,50 +317,70 @@ struct run_summary
   // wheel_stats::slices and sliced_completions at the last settle.
   std::uint64_t slices = 0;
   std::uint64_t sliced_completions = 0;
+  // Wall clock: step_clock ops that moved the clock back, wheel_stats::clock_steps_back at the
+  // last settle, and successful waits that completed before their tick boundary (decided at
+  // once because their expiry had passed while the wheel was ahead of the clock).
+  std::size_t clock_steps_back_made = 0;
+  std::uint64_t clock_steps_back = 0;
+  std::size_t waits_before_boundary = 0;
 };
 
-// The runner's records, outside model_run so that their default member initialisers are usable
-// inside it (clang does not allow that for a class nested in one still being defined).
+// The runner's records, outside basic_model_run so that their default member initialisers are
+// usable inside it (clang does not allow that for a class nested in one still being defined).
 namespace run_detail {
 
 enum class expected_state { pending, succeeded, aborted };
 
 // What the library did with one wait (written by its handler).
+template <typename TimePoint>
 struct wait_record
 {
   int calls = 0;
   error_code ec;
-  time_point completed_at{};
+  TimePoint completed_at{};
   bool ran_inside_call = false;
 };
 
 // What the model says about the same wait.
+template <typename TimePoint>
 struct model_wait
 {
   expected_state state = expected_state::pending;
-  time_point expiry{};          // for succeeded waits: the expiry it completed for
-  time_point completes_at{};    // for succeeded waits: the settle time it must complete at
+  TimePoint expiry{};           // for succeeded waits: the expiry it completed for
+  TimePoint completes_at{};     // for succeeded waits: the settle time it must complete at
   duration step{0};             // >0: the clock passed the expiry in steps of this size
+  // For waits decided in a step_clock op in the middle of an advance: the clock before the
+  // step, when the library may have decided them too (completes_at is the clock after it).
+  std::optional<TimePoint> first_reading;
   bool verified = false;        // completion seen and checked
 };
 
+template <typename TimePoint>
 struct model_timer
 {
-  time_point expiry{};
+  TimePoint expiry{};
   std::deque<std::size_t> pending;  // wait ids, oldest first
 };
 
 } // namespace run_detail
 
-class model_run
+// Runs one program on Clock: manual_clock or manual_wall_clock (config.wall_clock says which;
+// run_program picks).
+template <typename Clock>
+class basic_model_run
 {
 public:
+  using clock = Clock;
+  using time_point = typename Clock::time_point;
+  using duration = typename Clock::duration;
+  using timer_type = basic_timer_type<Clock>;
+  using service_type = basic_service_type<Clock>;
   using expected_state = run_detail::expected_state;
-  using wait_record = run_detail::wait_record;
-  using model_wait = run_detail::model_wait;
-  using model_timer = run_detail::model_timer;
+  using wait_record = run_detail::wait_record<time_point>;
+  using model_wait = run_detail::model_wait<time_point>;
+  using model_timer = run_detail::model_timer<time_point>;
 
-  explicit model_run(const wheel_config& config)
+  explicit basic_model_run(const wheel_config& config)
     : config_(config),
       io_(config.single_thread_hint ? 1 : concurrency_hint_default)
   {
@@ -309,16 +388,19 @@ public:
     options.tick = model_tick;
     options.slots = config.slots;
     options.max_completions_per_slice = config.max_completions_per_slice;
+    // A clock that can step starts every program at the same time (wall_clock_start_ns).
+    if constexpr (!Clock::is_steady)
+      Clock::set(time_point(duration(wall_clock_start_ns)));
     // The service takes Clock::now() as the origin of its ticks: read it at the same manual
     // time (nothing moves the clock in between), so the model knows every tick boundary.
-    origin_ = manual_clock::now();
+    origin_ = Clock::now();
     service_ = &asio::make_service<service_type>(io_, options);
   }
 
-  model_run(const model_run&) = delete;
-  model_run& operator=(const model_run&) = delete;
+  basic_model_run(const basic_model_run&) = delete;
+  basic_model_run& operator=(const basic_model_run&) = delete;
 
-  ~model_run()
+  ~basic_model_run()
   {
     // Timers go before the context; handlers still queued are destroyed with it, unrun.
     for (auto& t : timers_)
@@ -387,21 +469,24 @@ private:
       return (time_point::max)();
     if (amount == far_past)
       return (time_point::min)();
-    return add(manual_clock::now(), to_duration(amount));
+    return add(Clock::now(), to_duration(amount));
   }
 
-  // The first tick boundary at or after `expiry`: the wheel completes a wait when the clock
-  // has reached it. nullopt: never reached (time_point::max(), or beyond the clock's range).
+  // The first tick boundary at or after `expiry`, origin + k * tick with k the ceiling of
+  // (expiry - origin) / tick, negative before the origin (a clock that is not steady can step
+  // back there): the wheel completes a wait when the clock has reached it. nullopt: never
+  // reached (time_point::max(), or beyond the clock's range). Never below the clock's range:
+  // the boundary is at or after the expiry.
   std::optional<time_point> due_boundary(time_point expiry) const
   {
     if (expiry == (time_point::max)())
       return std::nullopt;
-    if (expiry <= origin_)
-      return origin_;
     const __int128 diff = static_cast<__int128>(expiry.time_since_epoch().count())
         - origin_.time_since_epoch().count();
     const __int128 tick = model_tick.count();
-    const __int128 boundary = origin_.time_since_epoch().count() + (diff + tick - 1) / tick * tick;
+    // The ceiling of diff / tick, for either sign (C++ division truncates towards zero).
+    const __int128 k = diff / tick + (diff % tick > 0 ? 1 : 0);
+    const __int128 boundary = origin_.time_since_epoch().count() + k * tick;
     if (boundary > (std::numeric_limits<std::int64_t>::max)())
       return std::nullopt;
     return time_point(duration(static_cast<std::int64_t>(boundary)));
@@ -424,7 +509,8 @@ private:
     if (t == (time_point::min)())
       return "time_point::min()";
     std::ostringstream s;
-    s << "origin+" << (t - origin_).count() << "ns";
+    const std::int64_t d = (t - origin_).count();
+    s << "origin" << (d < 0 ? "-" : "+") << (d < 0 ? -d : d) << "ns";
     return s.str();
   }
 
@@ -455,7 +541,7 @@ private:
       wait_record& r = records_[id];
       ++r.calls;
       r.ec = ec;
-      r.completed_at = manual_clock::now();
+      r.completed_at = Clock::now();
       if (inside_call_)
         r.ran_inside_call = true;
     };
@@ -552,7 +638,7 @@ private:
       {
         const duration d = to_duration(op.amount);
         call([&] { timers_[t].emplace(io_.get_executor(), d); });
-        model_[t].emplace().expiry = add(manual_clock::now(), d);
+        model_[t].emplace().expiry = add(Clock::now(), d);
         break;
       }
       }
@@ -580,7 +666,7 @@ private:
       if (!exists)
         return;
       const bool at = op.kind == op_kind::expires_at;
-      const time_point tp = at ? absolute(op.amount) : add(manual_clock::now(), to_duration(op.amount));
+      const time_point tp = at ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
       const std::size_t got = call([&] {
         return at ? timers_[t]->expires_at(tp) : timers_[t]->expires_after(to_duration(op.amount));
       });
@@ -595,7 +681,7 @@ private:
       if (!exists)
         return;
       const bool at = op.kind == op_kind::reschedule_at;
-      const time_point tp = at ? absolute(op.amount) : add(manual_clock::now(), to_duration(op.amount));
+      const time_point tp = at ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
       const std::size_t got = call([&] {
         return at ? timers_[t]->reschedule_at(tp)
                   : timers_[t]->reschedule_after(to_duration(op.amount));
@@ -629,7 +715,7 @@ private:
     case op_kind::advance:
       // A plain count of sixteenths: far_future here is 32767 of them, not duration::max(),
       // which would overflow the (process-wide) manual clock.
-      manual_clock::advance(duration(std::abs(static_cast<std::int64_t>(op.amount))
+      Clock::advance(duration(std::abs(static_cast<std::int64_t>(op.amount))
           * (model_tick.count() / units_per_tick)));
       break;
     case op_kind::advance_in_steps:
@@ -641,12 +727,12 @@ private:
       if (total > limit)
         total = limit;
       stepping_ = true;
-      stepping_from_ = manual_clock::now();
+      stepping_from_ = Clock::now();
       step_ = to_duration(static_cast<std::int32_t>(step_units));
       while (total > 0 && !failure_)
       {
         const std::int64_t step = total < step_units ? total : step_units;
-        manual_clock::advance(to_duration(static_cast<std::int32_t>(step)));
+        Clock::advance(to_duration(static_cast<std::int32_t>(step)));
         total -= step;
         settle_and_check();
       }
@@ -656,6 +742,45 @@ private:
     case op_kind::emit_cancellation:
       emit_cancellation(op);
       break;
+    case op_kind::step_clock:
+      if constexpr (Clock::is_steady)
+        return;  // skipped: a steady clock does not step
+      else
+      {
+        std::optional<time_point> first_reading;
+        if (op.other % 4 == 3)
+        {
+          Clock::advance(std::chrono::duration_cast<duration>(model_tick)
+              * (4 * ((op.other >> 2) % 4 + 1)));
+          // One handler: the drive timer's if it is due (io_uring and IOCP may run more to see
+          // it, all at this same time).
+          asio_wheel_test::look_at_timers_now(io_);
+          io_.restart();
+          io_.poll_one();
+          first_reading = Clock::now();
+          // Waits decided so far in this op (the counts agreed at the last settle).
+          decided_before_step_ = service_->stats().waits_expired - summary_.waits_succeeded;
+        }
+        const time_point before = Clock::now();
+        if (op.amount == far_past)
+          Clock::set(origin_ - duration(1));
+        else if (op.amount == far_future)
+          Clock::set(origin_ + std::chrono::duration_cast<duration>(model_tick)
+              * (far_step_revolutions * static_cast<std::int64_t>(config_.slots)));
+        else
+          Clock::step(to_duration(op.amount));
+        if (Clock::now() < before)
+          ++summary_.clock_steps_back_made;
+        std::size_t waited_after_step = timer_count;
+        if (first_reading && (op.other & 16) != 0 && exists && model_[t]->pending.empty())
+        {
+          start_wait(t, false);
+          waited_after_step = t;
+        }
+        if (!failure_)
+          settle_and_check(first_reading, waited_after_step);
+        return;
+      }
     default:
       return;
     }
@@ -682,7 +807,11 @@ private:
     return false;
   }
 
-  void settle_and_check()
+  // first_reading: the clock read earlier in the same op, before a step (step_clock in the
+  // middle of an advance); the library may have decided waits then, too, except those of
+  // timer `waited_after_step`, whose wait began after the step.
+  void settle_and_check(std::optional<time_point> first_reading = std::nullopt,
+      std::size_t waited_after_step = timer_count)
   {
     if (!settle())
     {
@@ -690,28 +819,86 @@ private:
           + std::to_string(settle_round_limit) + " poll rounds");
       return;
     }
-    const time_point now = manual_clock::now();
+    const time_point now = Clock::now();
 
     // The model's side of the settle: every pending wait whose due boundary has been reached
     // has completed, now, with success.
-    for (auto& m : model_)
+    //
+    // A clock that is not steady adds one legal choice (Asio's semantics: a wait completes with
+    // success once Clock::now() >= its expiry). After the clock stepped back, the wheel may
+    // have processed ticks that lie ahead of the clock; a wait armed there (or rescheduled
+    // earlier to there) whose expiry has passed (expiry <= now) while its tick boundary has not
+    // (boundary > now) is due by the wheel's count and by the clock's, and may complete at once,
+    // in the settle after the call, instead of at its boundary. So where expiry <= now <
+    // boundary the model follows the library: if it completed the timer's waits in this settle
+    // they succeeded now (and check_wait checks they did so with success, once, at this
+    // settle's time), otherwise they stay pending. A completion at a settle where now < expiry
+    // is never accepted (check_wait: completed_early), and from the first settle where now >=
+    // boundary on it is required. All the pending waits of a timer share its expiry and
+    // complete together (a new wait joins those already filed): a timer with some of them
+    // completed and some not is a failure. The steady clock keeps the exact rule alone: there
+    // the wheel is never ahead of the clock. With a first reading (a step in the middle of an
+    // advance) a wait may also have been decided at that reading: before the step its
+    // expiry, or its boundary, may have passed, and the pass that reached it may have been
+    // abandoned by the step or not.
+    std::uint64_t decided_before_now = 0;  // with a first reading: succeeded, expiry > now
+    for (std::size_t i = 0; i < timer_count; ++i)
     {
+      auto& m = model_[i];
       if (!m || m->pending.empty())
         continue;
+      const std::optional<time_point> first =
+          i == waited_after_step ? std::nullopt : first_reading;
       const auto due = due_boundary(m->expiry);
+      bool before_boundary = false;
       if (!due || *due > now)
-        continue;
+      {
+        if (Clock::is_steady || (m->expiry > now && !(first && m->expiry <= *first)))
+          continue;
+        std::size_t completed = 0;
+        for (std::size_t id : m->pending)
+          if (records_[id].calls != 0)
+            ++completed;
+        if (completed == 0)
+          continue;  // filed: completes at its boundary
+        if (completed != m->pending.size())
+        {
+          fail("completed_partially", std::to_string(completed) + " of the "
+              + std::to_string(m->pending.size()) + " pending waits of a timer with expiry "
+              + at_time(m->expiry) + " completed at " + at_time(now)
+              + ", before their tick boundary; the others did not");
+          return;
+        }
+        before_boundary = true;
+      }
       for (std::size_t id : m->pending)
       {
         model_wait& w = waits_[id];
         w.state = expected_state::succeeded;
         w.expiry = m->expiry;
         w.completes_at = now;
+        w.first_reading = first;
         if (stepping_ && m->expiry > stepping_from_)
           w.step = step_;
         ++summary_.waits_succeeded;
+        if (before_boundary && !first_reading)
+          ++summary_.waits_before_boundary;
+        if (m->expiry > now)
+          ++decided_before_now;
       }
       m->pending.clear();
+    }
+    // A wait whose expiry lies after the clock read after the step can only have been decided
+    // before the step: no more of them than the library had decided then (wheel_stats counts a
+    // wait as expired when it decides it). More means that the library went on with a pass
+    // over ticks the clock had stepped back from.
+    if (first_reading && decided_before_now > decided_before_step_)
+    {
+      fail("decided_after_step_back", std::to_string(decided_before_now) + " waits with an"
+          + " expiry after the clock (" + at_time(now) + ") completed, but only "
+          + std::to_string(decided_before_step_) + " had been decided before the clock stepped"
+          + " back from " + at_time(*first_reading));
+      return;
     }
 
     for (std::size_t id = 0; id < records_.size() && !failure_; ++id)
@@ -766,6 +953,23 @@ private:
       if (r.ec)
         return fail("expiry_wrong_error", name + " should complete with success, got '"
             + r.ec.message() + "'");
+      if (w.first_reading)
+      {
+        // Decided before the step (at the first reading, when the expiry had passed: its
+        // handler ran then or after the step) or after it (at completes_at: when the expiry
+        // had passed at either reading).
+        const time_point first = *w.first_reading;
+        const bool before_step = w.expiry <= first
+            && (r.completed_at == first || r.completed_at == w.completes_at);
+        const bool after_step = r.completed_at == w.completes_at && w.expiry <= w.completes_at;
+        if (!before_step && !after_step)
+          return fail(r.completed_at < w.expiry ? "completed_early" : "completed_late",
+              name + " with expiry " + at_time(w.expiry) + " completed at "
+              + at_time(r.completed_at) + "; the clock read " + at_time(first)
+              + " before the step and " + at_time(w.completes_at) + " after it");
+        w.verified = true;
+        return;
+      }
       if (r.completed_at < w.expiry)
         return fail("completed_early", name + " completed at " + at_time(r.completed_at)
             + ", before its expiry " + at_time(w.expiry));
@@ -819,6 +1023,13 @@ private:
             + std::to_string(got) + ", the model expected " + std::to_string(expected));
     };
     expect("pending_waits", s.pending_waits, pending);
+    // The wheel moves back at most once for each step back of the clock (afterwards it is no
+    // longer ahead of the clock until the clock steps back again), never for a steady clock.
+    if (s.clock_steps_back > summary_.clock_steps_back_made)
+      fail("wrong_stats_clock_steps_back", "wheel_stats::clock_steps_back is "
+          + std::to_string(s.clock_steps_back) + " after "
+          + std::to_string(summary_.clock_steps_back_made) + " steps back of the clock");
+    summary_.clock_steps_back = s.clock_steps_back;
     expect("timers_in_wheel", s.timers_in_wheel, timers_waiting);
     expect("queued_completions", s.queued_completions, 0);
     expect("waits_expired", s.waits_expired, summary_.waits_succeeded);
@@ -851,6 +1062,7 @@ private:
   std::array<std::optional<model_timer>, timer_count> model_;
   time_point origin_{};
   bool inside_call_ = false;
+  std::uint64_t decided_before_step_ = 0;  // see step_clock
   bool stepping_ = false;
   time_point stepping_from_{};  // clock when the current advance_in_steps began
   duration step_{0};            // its step
@@ -859,15 +1071,26 @@ private:
   run_summary summary_;
 };
 
-// Runs one program from a fresh io_context and service.
-inline std::optional<failure> run_program(const wheel_config& config,
-    const std::vector<timer_op>& ops, run_summary* summary = nullptr)
+using model_run = basic_model_run<manual_clock>;
+using wall_model_run = basic_model_run<manual_wall_clock>;
+
+// Runs one program from a fresh io_context and service, on the clock config.wall_clock picks.
+template <typename Run>
+std::optional<failure> run_program_on(const wheel_config& config,
+    const std::vector<timer_op>& ops, run_summary* summary)
 {
-  model_run run(config);
+  Run run(config);
   auto result = run.run(ops);
   if (summary)
     *summary = run.summary();
   return result;
+}
+
+inline std::optional<failure> run_program(const wheel_config& config,
+    const std::vector<timer_op>& ops, run_summary* summary = nullptr)
+{
+  return config.wall_clock ? run_program_on<wall_model_run>(config, ops, summary)
+                           : run_program_on<model_run>(config, ops, summary);
 }
 
 } // namespace asio_wheel_model

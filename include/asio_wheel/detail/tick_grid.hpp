@@ -54,12 +54,14 @@ public:
     urep q = diff / tk;
     if (q * tk != diff)
       ++q;
-    return q >= static_cast<urep>(never_tick) ? never_tick : saturate(q);
+    return q >= static_cast<urep>(max_tick)
+      ? never_tick : static_cast<tick_type>(q);
   }
 
   /// The last tick boundary at or before t. Exact while t lies within
-  /// never_tick ticks of the origin either way (2^63 ticks: 292 years of
-  /// 1 ns ticks); beyond that it saturates.
+  /// max_tick ticks of the origin either way (2^59 ticks: 18 years of 1 ns
+  /// ticks, 18 million years of 1 ms ticks); beyond that it saturates, the
+  /// wheel's ticks ending there.
   tick_type tick_at(const time_point& t) const noexcept
   {
     const urep tk = static_cast<urep>(tick_.count());
@@ -69,7 +71,8 @@ public:
       return -saturate(d / tk + (d % tk != 0 ? 1 : 0));
     }
     const urep q = elapsed(t) / tk;
-    return q >= static_cast<urep>(never_tick) ? never_tick - 1 : saturate(q);
+    return q >= static_cast<urep>(max_tick)
+      ? max_tick - 1 : static_cast<tick_type>(q);
   }
 
   /// The time of tick boundary k, saturated at the clock's limits.
@@ -82,14 +85,16 @@ public:
     urep t;
     if (k >= 0)
     {
-      const urep room = static_cast<urep>((std::numeric_limits<rep>::max)()) - origin;
+      const urep room =
+        static_cast<urep>((std::numeric_limits<rep>::max)()) - origin;
       if (static_cast<urep>(k) > room / tk)
         return (time_point::max)();
       t = origin + static_cast<urep>(k) * tk;
     }
     else
     {
-      const urep room = origin - static_cast<urep>((std::numeric_limits<rep>::min)());
+      const urep room =
+        origin - static_cast<urep>((std::numeric_limits<rep>::min)());
       const urep back = static_cast<urep>(-(k + 1)) + 1;  // -k, for any k < 0
       if (back > room / tk)
         return (time_point::min)();
@@ -123,11 +128,11 @@ private:
       - static_cast<urep>(t.time_since_epoch().count());
   }
 
-  // A tick count as a tick, capped below never_tick.
+  // A count of ticks before the origin, capped at the wheel's far end.
   static tick_type saturate(urep q) noexcept
   {
-    return q >= static_cast<urep>(never_tick)
-      ? never_tick - 1 : static_cast<tick_type>(q);
+    return q >= static_cast<urep>(max_tick)
+      ? max_tick : static_cast<tick_type>(q);
   }
 
   const duration tick_;

@@ -1,26 +1,41 @@
 //
 // asio_wheel/detail/timing_wheel.hpp
 //
-// The hashed timing wheel with round counters (Varghese & Lauck, scheme 6) as
-// a plain data structure over integer ticks: no clock, no Asio, no handlers.
-// wheel_timer_service converts time points to ticks and drives it.
+// The hierarchical timing wheel (Varghese & Lauck, scheme 7, with scheme 6's
+// round counters on its top level) as a plain data structure over integer
+// ticks: no clock, no Asio, no handlers. wheel_timer_service converts time
+// points to ticks and drives it.
 //
-// An entry due at tick t lives in slot t & (slots - 1); entries due in a later
-// revolution share the slot and carry their absolute due tick (the "round"
-// is (due - now) / slots). Each slot keeps the smallest tick filed in it, and
-// an occupancy bitmap with a summary level finds the next occupied slot
-// without walking empty ones, so the earliest due tick is found by looking at
-// occupied slots only, and a slot is walked only when something in it is due.
+// Level 0 is the hashed wheel of `slots` slots of one tick: an entry due
+// within `slots` ticks of the wheel's position lives in slot due & (slots-1).
+// Above it are upper_levels levels of 64 slots, each slot as wide as the
+// whole level below (with the default 4096 slots of 1 ms: 4.1 s, 4.4 min and
+// 4.7 h a slot, 12.4 days a revolution of the top level). An entry further
+// away sits in the slot of the lowest level whose 64 slots reach its tick;
+// when the wheel's position reaches the start of that slot's block, the
+// slot's entries move down (a cascade) to where their tick now fits. So an
+// entry is touched at most once per level between its arm and its expiry,
+// however long its timeout. Beyond the top level's reach, an entry waits in
+// its top-level slot and is skipped (its round, as in scheme 6) until its
+// block comes: a visit once per 12 days.
+//
+// Each slot keeps the smallest tick filed in it, and occupancy bitmaps (with
+// a summary level for level 0) find the next occupied slot without walking
+// empty ones, so the earliest due tick is found by looking at occupied slots
+// only, and a slot is walked only when something in it is due or its block
+// begins.
 //
 // Lazy re-filing: an entry whose due tick moved later stays where it was
-// filed. When its old slot comes round, advance() asks for its real due tick
-// and moves it then. Moving an expiry later is therefore a plain store.
+// filed. When its slot is walked, advance() asks for its real due tick and
+// moves it then (a cascade does the same). Moving an expiry later is
+// therefore a plain store.
 //
 // Bounded advancing: advance() can stop after a number of visited entries
 // and resume later, so that a storm of expiries (100,000 waits due in the
-// same tick) is processed in slices between which the event loop does other
-// work. A slot being processed is detached whole (O(1)); each of its entries
-// is visited once per pass, however often the pass is interrupted.
+// same tick), and a cascade of as many, is processed in slices between which
+// the event loop does other work. A slot being processed is detached whole
+// (O(1)); each of its entries is visited once per pass, however often the
+// pass is interrupted.
 //
 
 #ifndef ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
@@ -40,15 +55,23 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-/// Ticks since the service's origin. Signed so that arithmetic near zero is
-/// plain; the far end is capped at never_tick.
+/// Ticks since the service's origin. Signed: a clock that is not steady can
+/// step back to before the origin.
 using tick_type = std::int64_t;
 
 /// A tick that is never reached (time_point::max() and beyond).
 inline constexpr tick_type never_tick = (std::numeric_limits<tick_type>::max)();
 
+/// The ticks the wheel files lie in [-max_tick, max_tick]; an entry due at
+/// or after max_tick (never_tick) is filed at max_tick, which the wheel never
+/// reaches. 2^59 ticks: 18 years of 1 ns ticks, 18 million years of 1 ms
+/// ticks.
+inline constexpr tick_type max_tick = (tick_type(1) << 59) - 1;
+
 /// The wheel's per-timer state, embedded in the timer (intrusive): filing,
-/// re-filing and removing an entry allocate nothing.
+/// re-filing and removing an entry allocate nothing. Where it is filed (its
+/// tick and level) is packed into one word, so that the hierarchy costs a
+/// timer no memory.
 struct wheel_entry
 {
   using hook_type = boost::intrusive::list_member_hook<
@@ -56,27 +79,56 @@ struct wheel_entry
 
   hook_type hook;
 
-  /// The tick of the slot the entry is filed under. Never later than the
-  /// entry's real due tick; earlier after a lazy move.
-  tick_type filed_tick = 0;
+  /// The tick the entry is filed under. Never later than the entry's real
+  /// due tick; earlier after a lazy move.
+  tick_type filed_tick() const noexcept
+  {
+    // Arithmetic shift: the tick is signed.
+    return static_cast<tick_type>(place_) >> level_bits;
+  }
 
   bool in_wheel() const noexcept { return hook.is_linked(); }
+
+  /// Takes over @p other's place in the wheel (the timer's move).
+  void take_place_of(wheel_entry& other) noexcept
+  {
+    place_ = other.place_;
+    hook.swap_nodes(other.hook);
+  }
+
+private:
+  friend class timing_wheel;
+
+  static constexpr unsigned level_bits = 3;
+
+  unsigned level() const noexcept
+  {
+    return static_cast<unsigned>(place_ & ((1u << level_bits) - 1));
+  }
+
+  void set_place(tick_type tick, unsigned level) noexcept
+  {
+    place_ = (static_cast<std::uint64_t>(tick) << level_bits) | level;
+  }
+
+  std::uint64_t place_ = 0;  // filed tick << level_bits | level
 };
 
 class timing_wheel
 {
 public:
-  /// @param slots A power of two (the caller validates and reports).
+  /// Levels above level 0, and slots in each. 3 levels of 64 slots over
+  /// 4096 slots of 1 ms reach 12.4 days; they add 4.6 KiB to the wheel.
+  static constexpr unsigned upper_levels = 3;
+  static constexpr std::size_t upper_slots = 64;
+
+  /// @param slots Level 0's slots, a power of two (the caller validates and
+  /// reports).
   explicit timing_wheel(std::size_t slots);
 
   timing_wheel(const timing_wheel&) = delete;
   timing_wheel& operator=(const timing_wheel&) = delete;
   ~timing_wheel();
-
-  std::size_t slot_count() const noexcept { return mask_ + 1; }
-
-  /// Every entry filed at or before this tick has been processed.
-  tick_type current_tick() const noexcept { return current_; }
 
   /// True while an advance() stopped by its visit budget is unfinished.
   bool advancing() const noexcept { return advancing_; }
@@ -94,17 +146,22 @@ public:
   /// Removes @p e. Requires e.in_wheel().
   void erase(wheel_entry& e) noexcept;
 
-  /// The smallest filed tick, or never_tick when empty. After erasures it may
-  /// be earlier than the earliest real entry (a slot's minimum is refreshed
-  /// when the slot is walked), never later.
+  /// A tick at or before the earliest filed tick (the earliest itself unless
+  /// erasures left a slot's minimum behind, or the earliest entry waits in
+  /// an upper level whose block starts later), always after horizon(); or
+  /// never_tick when nothing is filed short of max_tick. The drive timer is
+  /// armed for it: advancing to it processes something or refreshes a stale
+  /// minimum.
   tick_type next_due() const noexcept;
 
   /// Processes all ticks up to and including @p to. For each entry filed at
-  /// or before @p to, `due_of(entry)` gives its real due tick: if that is at
-  /// or before @p to the entry is unlinked and `expire(entry)` is called,
-  /// otherwise it is re-filed at that tick. Stops after visiting about
-  /// @p max_visits entries, leaving advancing() true; a later call (with the
-  /// same or a later @p to) resumes. Returns the number expired.
+  /// or before @p to in level 0, `due_of(entry)` gives its real due tick: if
+  /// that is at or before @p to the entry is unlinked and `expire(entry)` is
+  /// called, otherwise it is re-filed at that tick. An upper-level slot whose
+  /// block begins at or before @p to moves its entries down, to their real
+  /// due tick. Stops after visiting about @p max_visits entries, leaving
+  /// advancing() true; a later call (with the same or a later @p to)
+  /// resumes. Returns the number expired.
   template <typename DueOf, typename Expire>
   std::size_t advance(tick_type to, DueOf&& due_of, Expire&& expire,
       std::size_t max_visits = (std::numeric_limits<std::size_t>::max)());
@@ -113,14 +170,17 @@ public:
   /// behind horizon(): afterwards horizon() <= @p to, so an entry due after
   /// @p to can be inserted. A pass of advance() in progress is abandoned
   /// (the rest of its detached slot goes back to its slot, undecided): its
-  /// target may lie beyond the clock now. Entries keep their ticks; every
-  /// one is filed after the new horizon, because none was filed at or
-  /// before the old one. O(1) but for that slot.
+  /// target may lie beyond the clock now. Entries keep their ticks and
+  /// slots; every one is filed after the new horizon, because none was
+  /// filed at or before the old one, and a slot it now shares with later
+  /// blocks than its own is walked at its own block (the slot's minimum
+  /// says which). O(1) but for that slot.
   void rewind(tick_type to) noexcept;
 
   /// Counters since construction.
   std::uint64_t lazy_refilings() const noexcept { return lazy_refilings_; }
   std::uint64_t round_revisits() const noexcept { return round_revisits_; }
+  std::uint64_t cascades() const noexcept { return cascades_; }
 
   /// Unlinks every entry, calling `f(entry)` for each (used at shutdown).
   template <typename F>
@@ -139,34 +199,72 @@ private:
   };
 
   static constexpr std::size_t npos = (std::numeric_limits<std::size_t>::max)();
+  static constexpr unsigned upper_bits = 6;  // log2(upper_slots)
 
+  // Where an entry due at `due` goes, relative to the wheel's position.
   void file(wheel_entry& e, tick_type due) noexcept;
+  // Links e into the slot its place names.
+  void link(wheel_entry& e) noexcept;
+  slot& slot_of(unsigned level, tick_type tick) noexcept;
+  // The ticks below which everything is processed, at every level, and at
+  // position_ the levels above cursor_: entries are filed relative to it.
+  tick_type reference() const noexcept
+  {
+    return advancing_ ? position_ : current_;
+  }
+  // log2 of the width of a slot of `level` (1 .. upper_levels), in ticks.
+  unsigned shift_of(unsigned level) const noexcept
+  {
+    return level0_bits_ + upper_bits * (level - 1);
+  }
+  // The slot of `tick` in upper level `level`, and its occupancy bit.
+  std::size_t upper_index(unsigned level, tick_type tick) const noexcept
+  {
+    return static_cast<std::size_t>(tick >> shift_of(level))
+      & (upper_slots - 1);
+  }
+  void mark_upper_empty(unsigned level, tick_type tick) noexcept
+  {
+    upper_occupied_[level - 1] &=
+      ~(std::uint64_t(1) << upper_index(level, tick));
+  }
+
   void mark_occupied(std::size_t s) noexcept;
   void mark_empty(std::size_t s) noexcept;
-  // The first occupied slot in [from, slot_count()), or npos.
+  // The first occupied level-0 slot in [from, slots), or npos.
   std::size_t next_occupied(std::size_t from) const noexcept;
-  // The tick of the next occupied slot in [position_, pass_end_] whose
-  // minimum is due in this pass, or never_tick; skips the others.
-  tick_type next_slot_of_pass() noexcept;
+  // The earliest slot the pass must walk next, at position_ (the levels at
+  // or below cursor_) or later, and at or before target_: false if none.
+  bool next_slot_of_pass(tick_type& tick, unsigned& level) noexcept;
+  // The first tick at or after `from` at which the pass must walk an upper
+  // level's slot: where the block of the slot's earliest entry begins.
+  tick_type upper_walk_tick(unsigned level,
+      tick_type first_block) const noexcept;
 
-  std::unique_ptr<slot[]> slots_;
+  std::unique_ptr<slot[]> slots_;           // level 0
   std::size_t mask_;
-  std::vector<std::uint64_t> occupied_;  // one bit a slot
-  std::vector<std::uint64_t> summary_;   // one bit a word of occupied_
+  unsigned level0_bits_;                    // log2(slots)
+  std::vector<std::uint64_t> occupied_;     // one bit a level-0 slot
+  std::vector<std::uint64_t> summary_;      // one bit a word of occupied_
+  slot upper_[upper_levels][upper_slots];   // levels 1 .. upper_levels
+  std::uint64_t upper_occupied_[upper_levels] = {};
   std::size_t size_ = 0;
   tick_type current_ = 0;
 
-  // The pass of advance() in progress: ticks position_ .. pass_end_ are
-  // still to be visited (at most one revolution), entries filed up to
-  // target_ are due; detached_ holds the rest of the slot being processed.
+  // The pass of advance() in progress: at tick position_, the slots of the
+  // levels above cursor_ are walked; entries filed up to target_ are due;
+  // detached_ holds the rest of the slot being walked, of detached_level_.
   bool advancing_ = false;
   tick_type target_ = 0;
   tick_type position_ = 0;
-  tick_type pass_end_ = 0;
+  unsigned cursor_ = upper_levels;
   tick_type next_target_ = 0;  // a later `to` given during the pass
   slot_list detached_;
+  unsigned detached_level_ = 0;
+  tick_type detached_end_ = 0;  // an upper slot's block ends before it
   std::uint64_t lazy_refilings_ = 0;
   std::uint64_t round_revisits_ = 0;
+  std::uint64_t cascades_ = 0;
 };
 
 template <typename DueOf, typename Expire>
@@ -175,6 +273,7 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
 {
   std::size_t expired = 0;
   std::size_t visits = 0;
+  to = (std::min)(to, max_tick - 1);  // max_tick and beyond are never reached
   if (advancing_)
   {
     if (to > next_target_)
@@ -193,13 +292,11 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
     {
       if (next_target_ <= current_)
         return expired;
-      // A new pass over ticks current_ + 1 .. next_target_, at most one
-      // revolution of slots: a longer span visits every slot once.
+      // A new pass over ticks current_ + 1 .. next_target_.
       advancing_ = true;
       target_ = next_target_;
       position_ = current_ + 1;
-      pass_end_ = target_ - position_ >= static_cast<tick_type>(mask_)
-        ? position_ + static_cast<tick_type>(mask_) : target_;
+      cursor_ = upper_levels;
     }
 
     // Finish the detached slot, one entry at a time.
@@ -210,10 +307,25 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
       ++visits;
       wheel_entry& e = detached_.front();
       detached_.pop_front();
-      if (e.filed_tick > target_)
+      const tick_type filed = e.filed_tick();
+      if (detached_level_ != 0)
+      {
+        if (filed >= detached_end_)
+        {
+          ++round_revisits_;  // a later block of the same slot
+          file(e, filed);
+        }
+        else
+        {
+          ++cascades_;  // down to where its real due tick fits now
+          file(e, due_of(static_cast<const wheel_entry&>(e)));
+        }
+        continue;
+      }
+      if (filed > target_)
       {
         ++round_revisits_;
-        file(e, e.filed_tick);  // back into its slot, a later round
+        file(e, filed);  // back into its slot, a later round
         continue;
       }
       const tick_type due = due_of(static_cast<const wheel_entry&>(e));
@@ -230,8 +342,9 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
       }
     }
 
-    const tick_type t = next_slot_of_pass();
-    if (t == never_tick)
+    tick_type t;
+    unsigned level;
+    if (!next_slot_of_pass(t, level))
     {
       current_ = target_;
       advancing_ = false;
@@ -239,39 +352,56 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
     }
     if (visits >= max_visits)
       return expired;
-    slot& sl = slots_[static_cast<std::size_t>(t) & mask_];
+    slot& sl = slot_of(level, t);
     detached_.swap(sl.entries);
     sl.min_filed = never_tick;
-    mark_empty(static_cast<std::size_t>(t) & mask_);
-    position_ = t + 1;
+    detached_level_ = level;
+    if (level == 0)
+    {
+      mark_empty(static_cast<std::size_t>(t) & mask_);
+      position_ = t + 1;
+      cursor_ = upper_levels;
+    }
+    else
+    {
+      mark_upper_empty(level, t);
+      detached_end_ = t + (tick_type(1) << shift_of(level));
+      position_ = t;
+      cursor_ = level - 1;
+    }
   }
 }
 
 template <typename F>
 void timing_wheel::clear(F&& f)
 {
-  while (!detached_.empty())
-  {
-    wheel_entry& e = detached_.front();
-    detached_.pop_front();
-    --size_;
-    f(e);
-  }
+  auto drain = [&](slot_list& entries) {
+    while (!entries.empty())
+    {
+      wheel_entry& e = entries.front();
+      entries.pop_front();
+      --size_;
+      f(e);
+    }
+  };
+  drain(detached_);
   advancing_ = false;
   current_ = (std::max)(current_, target_);
   for (std::size_t s = next_occupied(0); s != npos;
       s = s < mask_ ? next_occupied(s + 1) : npos)
   {
-    slot& sl = slots_[s];
-    while (!sl.entries.empty())
-    {
-      wheel_entry& e = sl.entries.front();
-      sl.entries.pop_front();
-      --size_;
-      f(e);
-    }
-    sl.min_filed = never_tick;
+    drain(slots_[s].entries);
+    slots_[s].min_filed = never_tick;
     mark_empty(s);
+  }
+  for (unsigned l = 0; l < upper_levels; ++l)
+  {
+    for (slot& sl : upper_[l])
+    {
+      drain(sl.entries);
+      sl.min_filed = never_tick;
+    }
+    upper_occupied_[l] = 0;
   }
 }
 

@@ -3,7 +3,8 @@
 //
 // Unit tests of the wheel as a plain data structure over integer ticks: slot
 // placement, rounds, wrap-around, far ticks, lazy re-filing, the earliest-due
-// search, and a randomized comparison against a trivially correct model.
+// search, rewinding (a clock that stepped back, negative ticks), and a
+// randomized comparison against a trivially correct model.
 //
 
 #define BOOST_TEST_MODULE timing_wheel
@@ -12,6 +13,7 @@
 #include <asio_wheel/detail/timing_wheel.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <random>
 #include <vector>
@@ -77,25 +79,29 @@ BOOST_AUTO_TEST_CASE(entry_expires_exactly_at_its_due_tick)
   BOOST_TEST(w.next_due() == never_tick);
 }
 
-BOOST_AUTO_TEST_CASE(entries_of_later_rounds_share_a_slot_and_wait_their_round)
+BOOST_AUTO_TEST_CASE(entries_beyond_a_revolution_wait_a_level_up_and_move_down_once)
 {
   timing_wheel w(8);
   test_entry a, b, c;
-  insert(w, a, 3);       // slot 3, round 0
-  insert(w, b, 3 + 8);   // slot 3, round 1
-  insert(w, c, 3 + 16);  // slot 3, round 2
+  insert(w, a, 3);       // level 0, slot 3
+  insert(w, b, 3 + 8);   // level 1, the block of ticks 8-15
+  insert(w, c, 3 + 16);  // level 1, the block of ticks 16-23
   BOOST_TEST(advance(w, 3).size() == 1u);
   BOOST_TEST(a.expired == 1);
   BOOST_TEST(b.expired == 0);
-  BOOST_TEST(w.round_revisits() == 2u, "b and c were visited in round 0");
+  BOOST_TEST(w.round_revisits() == 0u, "b and c were visited at tick 3");
+  BOOST_TEST(w.cascades() == 0u);
   BOOST_TEST(w.next_due() == 11);
   BOOST_TEST(advance(w, 10).empty());
+  BOOST_TEST(w.cascades() == 1u, "b moved down when its block began, at tick 8");
   BOOST_TEST(advance(w, 11).size() == 1u);
   BOOST_TEST(b.expired == 1);
   BOOST_TEST(c.expired == 0);
   BOOST_TEST(w.next_due() == 19);
   BOOST_TEST(advance(w, 19).size() == 1u);
   BOOST_TEST(c.expired == 1);
+  BOOST_TEST(w.cascades() == 2u);
+  BOOST_TEST(w.round_revisits() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(slot_whose_entries_are_all_later_rounds_is_not_walked)
@@ -171,7 +177,7 @@ BOOST_AUTO_TEST_CASE(later_due_is_refiled_lazily_when_the_old_slot_comes_round)
   e.due = 13;  // moved later without touching the wheel
   BOOST_TEST(advance(w, 2).empty(), "moved entry expired at its old tick");
   BOOST_TEST(w.lazy_refilings() == 1u);
-  BOOST_TEST(e.filed_tick == 13);
+  BOOST_TEST(e.filed_tick() == 13);
   BOOST_TEST(w.next_due() == 13);
   BOOST_TEST(advance(w, 12).empty());
   BOOST_TEST(advance(w, 13).size() == 1u);
@@ -185,7 +191,7 @@ BOOST_AUTO_TEST_CASE(lazy_move_by_whole_revolutions_stays_in_its_slot)
   e.due = 2 + 8 * 3;
   advance(w, 2);
   BOOST_TEST(e.in_wheel());
-  BOOST_TEST(e.filed_tick == 26);
+  BOOST_TEST(e.filed_tick() == 26);
   advance(w, 26);
   BOOST_TEST(e.expired == 1);
 }
@@ -326,7 +332,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
         if (e.in_wheel())
         {
           const tick_type due = now + 1 + static_cast<tick_type>(rng() % (slots * 4 + 3));
-          if (due >= e.filed_tick)
+          if (due >= e.filed_tick())
             e.due = due;
           else
           {
@@ -371,7 +377,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
               w.erase(y);
               model.erase(&y);
             }
-            else if (due >= y.filed_tick)
+            else if (due >= y.filed_tick())
             {
               y.due = due;
               model[&y] = due;
@@ -387,3 +393,436 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
     }
   }
 }
+
+// ---- rewind: a clock that is not steady stepped back behind the processed ticks ----------
+
+// After rewind(40) from 100 the ticks 41..100 are open again: an entry can be filed at each of
+// them and expires exactly when advance() reaches its tick, not before and not at once. The
+// entries filed before the rewind (all after 100, in several rounds of their slots) keep their
+// ticks and expire at them.
+BOOST_AUTO_TEST_CASE(rewind_reopens_processed_ticks_and_keeps_earlier_entries_at_their_ticks)
+{
+  std::vector<test_entry> before(4), after(60);  // declared first: outlive the wheel
+  timing_wheel w(16);
+  BOOST_TEST(advance(w, 100).empty());
+  const tick_type before_ticks[] = {101, 105, 100 + 16, 105 + 3 * 16};
+  for (std::size_t i = 0; i < before.size(); ++i)
+    insert(w, before[i], before_ticks[i]);
+
+  w.rewind(40);
+  BOOST_TEST(w.horizon() == 40);
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(w.size() == before.size());
+  for (std::size_t i = 0; i < before.size(); ++i)
+  {
+    BOOST_TEST(before[i].in_wheel());
+    BOOST_TEST(before[i].filed_tick() == before_ticks[i], "an entry filed before the rewind moved");
+  }
+
+  for (std::size_t i = 0; i < after.size(); ++i)
+    insert(w, after[i], 41 + static_cast<tick_type>(i));  // 41..100: slots shared with `before`
+  BOOST_TEST(w.size() == before.size() + after.size());
+  BOOST_TEST(w.next_due() == 41);
+
+  for (tick_type to = 41; to <= 160; ++to)
+  {
+    for (test_entry* e : advance(w, to))
+      BOOST_TEST_REQUIRE(e->due == to, "entry due at " << e->due << " expired at " << to);
+    for (auto* group : {&before, &after})
+      for (const test_entry& e : *group)
+        BOOST_TEST_REQUIRE(e.expired == (e.due <= to ? 1 : 0),
+            "entry due at " << e.due << " after advancing to " << to);
+  }
+  BOOST_TEST(w.empty());
+}
+
+// A rewind during a bounded advance: the pass stops where it is, and what its detached slot
+// still held goes back to the wheel undecided. Nothing is lost, nothing expires twice, size()
+// counts exactly the entries not yet expired, and each of them expires when advance() reaches
+// its tick again (entries of that slot in later rounds, and one the pass had already re-filed
+// lazily, at their own ticks).
+BOOST_AUTO_TEST_CASE(rewind_during_a_bounded_advance_returns_the_undecided_rest_of_the_slot)
+{
+  std::vector<test_entry> storm(50);
+  test_entry moved_early, moved_late, later_round, other_slot, inserted;
+  timing_wheel w(16);
+  advance(w, 2);
+  insert(w, moved_early, 5);
+  moved_early.due = 9;  // moved later lazily: visited first, so re-filed by the pass
+  for (auto& e : storm)
+    insert(w, e, 5);
+  insert(w, moved_late, 5);
+  moved_late.due = 8;   // moved later lazily: not reached by the pass before the rewind
+  insert(w, later_round, 5 + 16);
+  insert(w, other_slot, 7);
+  const std::size_t filed = w.size();
+
+  // A pass over ticks 3..8: it detaches slot 5 and visits one entry per call.
+  std::size_t expired = 0;
+  for (int step = 0; step < 4; ++step)
+  {
+    const auto out = advance_some(w, 8, 1);
+    BOOST_TEST_REQUIRE(out.size() <= 1u);
+    expired += out.size();
+  }
+  BOOST_TEST_REQUIRE(w.advancing());
+  BOOST_TEST(w.horizon() == 8);
+  BOOST_TEST(expired == 3u, "the first visit re-files moved_early, the next three expire");
+  BOOST_TEST(moved_early.filed_tick() == 9);
+  BOOST_TEST(w.lazy_refilings() == 1u);
+  BOOST_TEST(w.size() == filed - expired);
+
+  w.rewind(1);  // the clock stepped back to tick 1, before the pass began (at tick 3)
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(w.horizon() == 1);
+  BOOST_TEST(w.size() == filed - expired, "the rewind lost or dropped entries");
+  std::size_t still_filed = 0;
+  for (const test_entry& e : storm)
+  {
+    BOOST_TEST_REQUIRE(e.expired + (e.in_wheel() ? 1 : 0) == 1,
+        "an entry is both expired and filed, or neither");
+    still_filed += e.in_wheel() ? 1 : 0;
+  }
+  BOOST_TEST(still_filed == storm.size() - expired);
+  BOOST_TEST(moved_late.in_wheel());
+  BOOST_TEST(moved_late.filed_tick() == 5, "the rest of the slot goes back undecided");
+  BOOST_TEST(later_round.filed_tick() == 21);
+  BOOST_TEST(w.next_due() <= 5);
+
+  // Ticks 2.. are open again: a new entry due at 3 is filed and expires at 3.
+  insert(w, inserted, 3);
+  BOOST_TEST(advance(w, 2).empty());
+  const auto at3 = advance(w, 3);
+  BOOST_TEST_REQUIRE(at3.size() == 1u);
+  BOOST_TEST(at3[0] == &inserted);
+  BOOST_TEST(advance(w, 4).empty());
+  BOOST_TEST(advance(w, 5).size() == storm.size() - expired);
+  for (const test_entry& e : storm)
+    BOOST_TEST_REQUIRE(e.expired == 1);
+  BOOST_TEST(moved_late.expired == 0);
+  BOOST_TEST(moved_late.filed_tick() == 8, "re-filed lazily by the new pass");
+  BOOST_TEST(advance(w, 7).size() == 1u);
+  BOOST_TEST(other_slot.expired == 1);
+  BOOST_TEST(advance(w, 8).size() == 1u);
+  BOOST_TEST(moved_late.expired == 1);
+  BOOST_TEST(advance(w, 9).size() == 1u);
+  BOOST_TEST(moved_early.expired == 1);
+  BOOST_TEST(advance(w, 20).empty());
+  BOOST_TEST(advance(w, 21).size() == 1u);
+  BOOST_TEST(later_round.expired == 1);
+  BOOST_TEST(w.empty());
+  for (const test_entry& e : storm)
+    BOOST_TEST(e.expired == 1, "an entry expired twice");
+}
+
+// Ticks before the origin of the service are negative: a wheel rewound to -1000 files entries
+// at negative ticks (slots by two's complement, rounds across zero) and expires them in tick
+// order, each exactly at its tick; next_due() finds them.
+BOOST_AUTO_TEST_CASE(rewind_to_negative_ticks_files_and_expires_them_in_order)
+{
+  const tick_type ticks[] = {-999, -998, -991, -990 + 8 * 3, -500, -17, -9, -1, 0, 1, 7};
+  std::vector<test_entry> es(std::size(ticks)), storm(6);
+  timing_wheel w(8);
+  w.rewind(-1000);
+  BOOST_TEST(w.horizon() == -1000);
+  // Filed in reverse, so the expiry order does not come from the filing order.
+  for (std::size_t i = es.size(); i-- > 0;)
+    insert(w, es[i], ticks[i]);
+  BOOST_TEST(w.next_due() == -999);
+
+  std::vector<tick_type> order;
+  for (tick_type to = -1000; to <= 10; ++to)
+  {
+    for (test_entry* e : advance(w, to))
+    {
+      BOOST_TEST_REQUIRE(e->due == to, "entry due at " << e->due << " expired at " << to);
+      order.push_back(e->due);
+    }
+    tick_type earliest = never_tick;
+    for (const test_entry& e : es)
+      if (e.in_wheel())
+        earliest = (std::min)(earliest, e.due);
+    BOOST_TEST_REQUIRE(w.next_due() == earliest, "next_due after advancing to " << to);
+  }
+  BOOST_TEST(order == std::vector<tick_type>(std::begin(ticks), std::end(ticks)),
+      boost::test_tools::per_element());
+  BOOST_TEST(w.empty());
+
+  // A bounded advance over negative ticks, and a rewind in the middle of it.
+  w.rewind(-40);
+  for (auto& e : storm)
+    insert(w, e, -33);
+  BOOST_TEST(advance_some(w, -30, 2).size() == 2u);
+  BOOST_TEST_REQUIRE(w.advancing());
+  w.rewind(-45);  // before the pass began (at -39)
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(w.horizon() == -45);
+  BOOST_TEST(w.size() == 4u);
+  BOOST_TEST(advance(w, -34).empty());
+  BOOST_TEST(advance(w, -33).size() == 4u);
+  for (const test_entry& e : storm)
+    BOOST_TEST(e.expired == 1);
+}
+
+// rewind(to) promises horizon() <= to afterwards and abandons a pass in progress; it never moves
+// the wheel forward. So with to at or after horizon(): no pass in progress, nothing changes
+// (the ticks up to `to` are not skipped); during a pass, the pass is abandoned all the same,
+// the position stays where the pass began (horizon() falls back from the pass's target to the
+// tick before the pass) and the undecided entries are decided by the next advance().
+BOOST_AUTO_TEST_CASE(rewind_at_or_after_horizon_keeps_the_position_but_abandons_a_pass)
+{
+  std::vector<test_entry> storm(5);
+  test_entry a, b;
+  timing_wheel w(16);
+  advance(w, 10);
+  insert(w, a, 12);
+  insert(w, b, 30);
+
+  w.rewind(10);  // at horizon()
+  BOOST_TEST(w.horizon() == 10);
+  w.rewind(20);  // after horizon(): not a jump forward over a's tick
+  BOOST_TEST(w.horizon() == 10);
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(w.size() == 2u);
+  BOOST_TEST(w.next_due() == 12);
+  BOOST_TEST(advance(w, 11).empty());
+  BOOST_TEST(advance(w, 12).size() == 1u);
+  BOOST_TEST(a.expired == 1);
+
+  // A pass over ticks 13..16 with slot 15 half done.
+  for (auto& e : storm)
+    insert(w, e, 15);
+  BOOST_TEST(advance_some(w, 16, 2).size() == 2u);
+  BOOST_TEST_REQUIRE(w.advancing());
+  BOOST_TEST(w.horizon() == 16);
+  w.rewind(16);  // at horizon(): the pass is abandoned all the same
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(w.horizon() == 12, "the position moved");
+  BOOST_TEST(w.size() == 4u);  // three of the storm, and b
+  BOOST_TEST(advance_some(w, 16, 1).size() == 1u);
+  BOOST_TEST_REQUIRE(w.advancing());
+  w.rewind(100);  // after horizon(): the same
+  BOOST_TEST(!w.advancing());
+  BOOST_TEST(w.horizon() == 12);
+  BOOST_TEST(w.size() == 3u);
+  BOOST_TEST(advance(w, 14).empty());
+  BOOST_TEST(advance(w, 16).size() == 2u);
+  for (const test_entry& e : storm)
+    BOOST_TEST(e.expired == 1);
+  BOOST_TEST(b.expired == 0);
+  BOOST_TEST(advance(w, 30).size() == 1u);
+  BOOST_TEST(w.empty());
+}
+
+// The randomized comparison again, with the clock stepping back: now and then the wheel is
+// rewound to a tick up to two revolutions before the last advance (also below zero), or, in
+// the middle of a bounded advance, to a tick before the pass began. The model knows nothing of
+// rewinds: every entry still expires exactly once, at the first advance whose target reaches
+// its due tick, and never early.
+BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
+{
+  for (unsigned seed = 1; seed <= 200; ++seed)
+  {
+    std::mt19937_64 rng(seed);
+    const std::size_t slots = std::size_t(1) << (rng() % 7);  // 1..64
+    const auto span = static_cast<tick_type>(slots * 4 + 3);
+    std::vector<test_entry> es(64);  // declared first: outlives the wheel
+    timing_wheel w(slots);
+    std::map<test_entry*, tick_type> model;
+    tick_type now = 0;
+    std::size_t rewinds = 0;
+    auto rewind_to = [&](tick_type to) {
+      w.rewind(to);
+      BOOST_TEST_REQUIRE(!w.advancing());
+      BOOST_TEST_REQUIRE(w.horizon() <= to);
+      now = w.horizon();
+      ++rewinds;
+    };
+    for (int step = 0; step < 400; ++step)
+    {
+      test_entry& e = es[rng() % es.size()];
+      switch (rng() % 6)
+      {
+      case 0: case 1:  // insert
+        if (!e.in_wheel())
+        {
+          const tick_type due = now + 1 + static_cast<tick_type>(rng() % span);
+          e.expired = 0;
+          insert(w, e, due);
+          model[&e] = due;
+        }
+        break;
+      case 2:  // erase, or move later lazily
+        if (e.in_wheel())
+        {
+          if (rng() % 2)
+          {
+            w.erase(e);
+            model.erase(&e);
+          }
+          else
+          {
+            e.due = model[&e] + static_cast<tick_type>(rng() % span);
+            model[&e] = e.due;
+          }
+        }
+        break;
+      case 3:  // the clock stepped back
+        rewind_to(now - static_cast<tick_type>(rng() % (2 * slots + 2)));
+        break;
+      default:
+      {
+        const tick_type to = now + static_cast<tick_type>(rng() % (slots * 2 + 2));
+        const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
+        bool rewound = false;
+        do
+        {
+          for (test_entry* x : advance_some(w, to, budget))
+          {
+            BOOST_TEST_REQUIRE(model.count(x) == 1u, "seed " << seed << ": expired an entry not in the wheel");
+            BOOST_TEST_REQUIRE(model[x] <= to, "seed " << seed << ": expired early");
+            BOOST_TEST_REQUIRE(x->expired == 1, "seed " << seed << ": expired twice");
+            model.erase(x);
+          }
+          if (w.advancing() && rng() % 4 == 0)
+          {
+            // Back to before the pass began (at now + 1): what it has not decided stays filed.
+            rewind_to(now - static_cast<tick_type>(rng() % (slots + 1)));
+            rewound = true;
+          }
+        } while (w.advancing());
+        if (!rewound)
+        {
+          for (auto& [p, due] : model)
+            BOOST_TEST_REQUIRE(due > to, "seed " << seed << ": entry due at " << due << " missed at " << to);
+          now = to;
+        }
+        for (auto& [p, due] : model)
+          BOOST_TEST_REQUIRE(due > now, "seed " << seed << ": entry due at " << due
+              << " is at or before the wheel's position " << now);
+      }
+      }
+      BOOST_TEST_REQUIRE(w.size() == model.size(), "seed " << seed << ": size");
+    }
+    BOOST_TEST(rewinds > 0u);
+    tick_type last = now;
+    for (auto& [p, due] : model)
+      last = (std::max)(last, due);
+    for (test_entry* x : advance(w, last))
+      BOOST_TEST_REQUIRE(model.erase(x) == 1u, "seed " << seed << ": expired twice");
+    BOOST_TEST(model.empty());
+    BOOST_TEST(w.empty());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The levels above level 0 (scheme 7)
+
+// Entries armed at different times with timeouts from a tick to beyond the top level's reach:
+// each is touched (cascaded, revisited, re-filed or expired) at most once per level plus once,
+// expires exactly at its due tick, and the wheel is walked in steps as a drive timer would.
+BOOST_AUTO_TEST_CASE(long_timeouts_are_touched_at_most_once_per_level)
+{
+  constexpr std::size_t slots = 16;
+  constexpr std::size_t n = 2000;
+  std::vector<test_entry> entries(n);  // declared before the wheel: outlives it
+  timing_wheel w(slots);
+  std::mt19937_64 rng(7);
+  // The top level's reach: slots * 64^3 ticks.
+  const tick_type reach = static_cast<tick_type>(slots) << (3 * 6);
+  tick_type now = 0;
+  std::size_t next = 0;
+  std::size_t expired = 0;
+  while (expired < n)
+  {
+    // A few arrivals per step, their timeouts spread over 1 tick .. 1/4 of the reach.
+    for (int k = 0; k < 3 && next < n; ++k, ++next)
+      insert(w, entries[next], now + 1 + static_cast<tick_type>(rng() % (reach / 4)));
+    const tick_type to = next < n ? now + 1 + static_cast<tick_type>(rng() % 64) : w.next_due();
+    for (test_entry* e : advance(w, to))
+    {
+      BOOST_TEST_REQUIRE(e->due <= to, "expired early");
+      BOOST_TEST_REQUIRE(e->due > now, "expired late: due " << e->due << ", walked " << now << " to " << to);
+      ++expired;
+    }
+    now = to;
+  }
+  const std::uint64_t touches = w.cascades() + w.round_revisits() + w.lazy_refilings() + n;
+  BOOST_TEST(touches <= n * (timing_wheel::upper_levels + 1),
+      touches << " touches for " << n << " entries");
+  BOOST_TEST(w.round_revisits() == 0u, "no entry lies beyond the top level's reach");
+  BOOST_TEST(w.cascades() > 0u);
+}
+
+// A wait beyond the top level's reach waits in its top-level slot until its own block comes:
+// no visit before (the slot's minimum names the block), one cascade per level after.
+BOOST_AUTO_TEST_CASE(wait_beyond_the_top_level_is_not_visited_before_its_block)
+{
+  constexpr std::size_t slots = 8;
+  test_entry far, near;
+  timing_wheel w(slots);
+  const tick_type top_revolution = static_cast<tick_type>(slots) << (3 * 6);
+  insert(w, far, 5 * top_revolution + 3);
+  insert(w, near, 9);
+  BOOST_TEST(w.next_due() == 9);
+  advance(w, 9);
+  BOOST_TEST(near.expired == 1);
+  BOOST_TEST(w.next_due() == far.due, "next_due is far's own tick, the slot minimum");
+  advance(w, 5 * top_revolution + 2);
+  BOOST_TEST(far.expired == 0);
+  BOOST_TEST(w.round_revisits() == 0u);
+  BOOST_TEST(w.cascades() <= 3u);
+  BOOST_TEST(advance(w, 5 * top_revolution + 3).size() == 1u);
+  BOOST_TEST(far.expired == 1);
+}
+
+// A cascade of many entries is sliced like a storm of expiries: a visit budget bounds each
+// step, nothing is lost or expires twice, and entries erased or added meanwhile are handled.
+BOOST_AUTO_TEST_CASE(a_cascade_is_processed_in_slices)
+{
+  constexpr std::size_t n = 1000;
+  std::vector<test_entry> entries(n);
+  test_entry added;
+  timing_wheel w(8);
+  for (std::size_t i = 0; i < n; ++i)
+    insert(w, entries[i], 16 + static_cast<tick_type>(i % 8));  // one level-1 slot: block 16-23
+  std::size_t expired = 0;
+  std::size_t steps = 0;
+  for (; w.advancing() || w.horizon() < 24; ++steps)
+  {
+    expired += advance_some(w, 24, 10).size();
+    if (steps == 5)
+    {
+      w.erase(entries[n - 1]);  // still in the detached slot or already moved down
+      insert(w, added, w.horizon() + 1);
+    }
+    BOOST_TEST_REQUIRE(steps < 1000u);
+  }
+  BOOST_TEST(steps > 100u, "the cascade and the expiries were not sliced: " << steps << " steps");
+  expired += advance(w, added.due).size();
+  BOOST_TEST(expired == n);  // n - 1 entries and `added`
+  BOOST_TEST(added.expired == 1);
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    BOOST_TEST_REQUIRE(entries[i].expired == 1);
+  BOOST_TEST(entries[n - 1].expired == 0);
+  BOOST_TEST(w.empty());
+}
+
+// An entry's level and tick name its slot: erasing one from any level leaves the occupancy
+// right, so that next_due() and the walk skip the emptied slot.
+BOOST_AUTO_TEST_CASE(erase_from_an_upper_level_empties_its_slot)
+{
+  test_entry a, b;
+  timing_wheel w(8);
+  insert(w, a, 100);      // level 1 or 2
+  insert(w, b, 100000);   // further up
+  BOOST_TEST(w.next_due() == 100);
+  w.erase(a);
+  BOOST_TEST(w.next_due() > 100);
+  w.erase(b);
+  BOOST_TEST(w.next_due() == never_tick);
+  BOOST_TEST(advance(w, 200000).empty());
+  BOOST_TEST(w.round_revisits() == 0u);
+  BOOST_TEST(w.cascades() == 0u);
+}
+
