@@ -606,7 +606,14 @@ BOOST_AUTO_TEST_CASE(wall_clock_step_back_in_the_middle_of_an_advance_abandons_t
     const auto f = run_program(config, program_ops, &s);
     BOOST_TEST(!f, describe_failure(f));
     BOOST_TEST(s.waits_succeeded == 4u);
+#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+    // IOCP: to see the drive timer due, the harness runs the context until a probe timer
+    // completes (look_at_timers_now), and the slices of the whole storm may run meanwhile, so
+    // the pass can be over before the step: then there is nothing to rewind.
+    BOOST_TEST(s.clock_steps_back <= 1u);
+#else
     BOOST_TEST(s.clock_steps_back == 1u);
+#endif
   }
 }
 
