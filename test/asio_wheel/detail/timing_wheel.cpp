@@ -293,16 +293,35 @@ BOOST_AUTO_TEST_CASE(entries_erased_or_added_during_a_bounded_advance)
   BOOST_TEST(late.expired == 1);
 }
 
+// A random distance in ticks for the randomized tests. Short (within a few revolutions of
+// level 0, as the service's 8- and 16-slot model test uses), or, with `long_timeouts`, from a
+// tick to three times the top level's reach, so that entries move down every level, wait
+// their round beyond the top, and passes cascade several levels at once.
+tick_type random_ticks(std::mt19937_64& rng, std::size_t slots, tick_type short_span,
+    bool long_timeouts)
+{
+  if (!long_timeouts)
+    return static_cast<tick_type>(rng() % static_cast<std::uint64_t>(short_span));
+  const std::uint64_t level_spans[] = {slots * 4 + 3, slots * 64 * 3 + 1,
+    slots * 4096 * 3 + 1, (static_cast<std::uint64_t>(slots) << 18) * 3 + 1, 5};
+  return static_cast<tick_type>(rng() % level_spans[rng() % 5]);
+}
+
 // Random inserts, erases, lazy and eager moves and advances, checked against
 // a map from entry to due tick: every entry expires exactly once, at the
 // first advance whose target reaches its due tick, and next_due() is never
 // later than the true earliest due tick.
 BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
 {
-  for (unsigned seed = 1; seed <= 200; ++seed)
+  // Seeds 1-200 with short timeouts, 201-600 with long ones.
+  for (unsigned seed = 1; seed <= 600; ++seed)
   {
     std::mt19937_64 rng(seed);
+    const bool long_timeouts = seed > 200;
     const std::size_t slots = std::size_t(1) << (rng() % 7);  // 1..64
+    auto ahead = [&](tick_type short_span) {
+      return random_ticks(rng, slots, short_span, long_timeouts);
+    };
     std::vector<test_entry> es(64);  // declared first: outlives the wheel
     timing_wheel w(slots);
     std::map<test_entry*, tick_type> model;
@@ -315,7 +334,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
       case 0: case 1:  // insert
         if (!e.in_wheel())
         {
-          const tick_type due = now + 1 + static_cast<tick_type>(rng() % (slots * 4 + 3));
+          const tick_type due = now + 1 + ahead(static_cast<tick_type>(slots * 4 + 3));
           e.expired = 0;
           insert(w, e, due);
           model[&e] = due;
@@ -331,7 +350,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
       case 3:  // move later lazily, or earlier eagerly
         if (e.in_wheel())
         {
-          const tick_type due = now + 1 + static_cast<tick_type>(rng() % (slots * 4 + 3));
+          const tick_type due = now + 1 + ahead(static_cast<tick_type>(slots * 4 + 3));
           if (due >= e.filed_tick())
             e.due = due;
           else
@@ -349,7 +368,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
           earliest = (std::min)(earliest, due);
         BOOST_TEST_REQUIRE(w.next_due() <= earliest,
             "seed " << seed << ": next_due " << w.next_due() << " after the earliest due " << earliest);
-        const tick_type to = now + static_cast<tick_type>(rng() % (slots * 2 + 2));
+        const tick_type to = now + ahead(static_cast<tick_type>(slots * 2 + 2));
         // Half the time a bounded advance, with inserts, erasures and moves
         // between its steps, as the service does between slices.
         const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
@@ -365,7 +384,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
           if (w.advancing())
           {
             test_entry& y = es[rng() % es.size()];
-            const tick_type due = w.horizon() + 1 + static_cast<tick_type>(rng() % (slots * 4 + 3));
+            const tick_type due = w.horizon() + 1 + ahead(static_cast<tick_type>(slots * 4 + 3));
             if (!y.in_wheel())
             {
               y.expired = 0;
@@ -621,10 +640,15 @@ BOOST_AUTO_TEST_CASE(rewind_at_or_after_horizon_keeps_the_position_but_abandons_
 // its due tick, and never early.
 BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
 {
-  for (unsigned seed = 1; seed <= 200; ++seed)
+  // Seeds 1-200 with short timeouts, 201-600 with long ones.
+  for (unsigned seed = 1; seed <= 600; ++seed)
   {
     std::mt19937_64 rng(seed);
+    const bool long_timeouts = seed > 200;
     const std::size_t slots = std::size_t(1) << (rng() % 7);  // 1..64
+    auto ahead = [&](tick_type short_span) {
+      return random_ticks(rng, slots, short_span, long_timeouts);
+    };
     const auto span = static_cast<tick_type>(slots * 4 + 3);
     std::vector<test_entry> es(64);  // declared first: outlives the wheel
     timing_wheel w(slots);
@@ -646,7 +670,7 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
       case 0: case 1:  // insert
         if (!e.in_wheel())
         {
-          const tick_type due = now + 1 + static_cast<tick_type>(rng() % span);
+          const tick_type due = now + 1 + ahead(span);
           e.expired = 0;
           insert(w, e, due);
           model[&e] = due;
@@ -662,17 +686,17 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
           }
           else
           {
-            e.due = model[&e] + static_cast<tick_type>(rng() % span);
+            e.due = model[&e] + ahead(span);
             model[&e] = e.due;
           }
         }
         break;
       case 3:  // the clock stepped back
-        rewind_to(now - static_cast<tick_type>(rng() % (2 * slots + 2)));
+        rewind_to(now - ahead(static_cast<tick_type>(2 * slots + 2)));
         break;
       default:
       {
-        const tick_type to = now + static_cast<tick_type>(rng() % (slots * 2 + 2));
+        const tick_type to = now + ahead(static_cast<tick_type>(slots * 2 + 2));
         const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
         bool rewound = false;
         do
@@ -687,7 +711,7 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
           if (w.advancing() && rng() % 4 == 0)
           {
             // Back to before the pass began (at now + 1): what it has not decided stays filed.
-            rewind_to(now - static_cast<tick_type>(rng() % (slots + 1)));
+            rewind_to(now - ahead(static_cast<tick_type>(slots + 1)));
             rewound = true;
           }
         } while (w.advancing());
