@@ -706,19 +706,22 @@ private:
       if (now < expiry)
       {
         rewind(grid_.tick_at(now));
+        // A pass the rewind abandoned put its undecided entries back, some
+        // perhaps due by now's tick, and no advance follows here: the drive
+        // timer must come for them.
+        arm_for_next_due();
         return true;
       }
     }
     return false;
   }
 
+  // Moves the wheel back to now's tick. The caller arms the drive timer:
+  // advance_wheel once its advance is done, rewound_for at once.
   void rewind(tick_type now_tick)
   {
     wheel_.rewind(now_tick);
     ++stats_.clock_steps_back;
-    // A pass it abandoned put its undecided entries back, some perhaps due
-    // by now's tick: the drive timer must come for them.
-    arm_for_next_due();
   }
 
   // Ghosts alone must not keep the drive timer (and so run()) going.

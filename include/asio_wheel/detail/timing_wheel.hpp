@@ -261,7 +261,6 @@ private:
   tick_type next_target_ = 0;  // a later `to` given during the pass
   slot_list detached_;
   unsigned detached_level_ = 0;
-  tick_type detached_end_ = 0;  // an upper slot's block ends before it
   std::uint64_t lazy_refilings_ = 0;
   std::uint64_t round_revisits_ = 0;
   std::uint64_t cascades_ = 0;
@@ -310,7 +309,8 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
       const tick_type filed = e.filed_tick();
       if (detached_level_ != 0)
       {
-        if (filed >= detached_end_)
+        // position_ is the start of the block whose slot this was.
+        if (filed >= position_ + (tick_type(1) << shift_of(detached_level_)))
         {
           ++round_revisits_;  // a later block of the same slot
           file(e, filed);
@@ -365,7 +365,6 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
     else
     {
       mark_upper_empty(level, t);
-      detached_end_ = t + (tick_type(1) << shift_of(level));
       position_ = t;
       cursor_ = level - 1;
     }

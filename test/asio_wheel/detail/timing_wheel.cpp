@@ -293,19 +293,34 @@ BOOST_AUTO_TEST_CASE(entries_erased_or_added_during_a_bounded_advance)
   BOOST_TEST(late.expired == 1);
 }
 
-// A random distance in ticks for the randomized tests. Short (within a few revolutions of
-// level 0, as the service's 8- and 16-slot model test uses), or, with `long_timeouts`, from a
-// tick to three times the top level's reach, so that entries move down every level, wait
-// their round beyond the top, and passes cascade several levels at once.
-tick_type random_ticks(std::mt19937_64& rng, std::size_t slots, tick_type short_span,
-    bool long_timeouts)
+// One seed of the randomized tests: its generator, a wheel of 1 to 64 slots, and random
+// distances in ticks. Seeds 1-200 draw short distances (within a few revolutions of level 0,
+// as the service's 8- and 16-slot model test does); seeds 201-600 also long ones, from a tick
+// to three times the top level's reach, so that entries pass every level, wait their round
+// beyond the top, and passes cascade several levels at once.
+constexpr unsigned randomized_seeds = 600;
+
+struct random_run
 {
-  if (!long_timeouts)
-    return static_cast<tick_type>(rng() % static_cast<std::uint64_t>(short_span));
-  const std::uint64_t level_spans[] = {slots * 4 + 3, slots * 64 * 3 + 1,
-    slots * 4096 * 3 + 1, (static_cast<std::uint64_t>(slots) << 18) * 3 + 1, 5};
-  return static_cast<tick_type>(rng() % level_spans[rng() % 5]);
-}
+  explicit random_run(unsigned seed)
+    : rng(seed), long_timeouts(seed > 200), slots(std::size_t(1) << (rng() % 7))
+  {
+  }
+
+  // A distance below short_span, or with long_timeouts one of any length.
+  tick_type ahead(tick_type short_span)
+  {
+    if (!long_timeouts)
+      return static_cast<tick_type>(rng() % static_cast<std::uint64_t>(short_span));
+    const std::uint64_t level_spans[] = {slots * 4 + 3, slots * 64 * 3 + 1,
+      slots * 4096 * 3 + 1, (static_cast<std::uint64_t>(slots) << 18) * 3 + 1, 5};
+    return static_cast<tick_type>(rng() % level_spans[rng() % 5]);
+  }
+
+  std::mt19937_64 rng;
+  const bool long_timeouts;
+  const std::size_t slots;
+};
 
 // Random inserts, erases, lazy and eager moves and advances, checked against
 // a map from entry to due tick: every entry expires exactly once, at the
@@ -313,15 +328,11 @@ tick_type random_ticks(std::mt19937_64& rng, std::size_t slots, tick_type short_
 // later than the true earliest due tick.
 BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
 {
-  // Seeds 1-200 with short timeouts, 201-600 with long ones.
-  for (unsigned seed = 1; seed <= 600; ++seed)
+  for (unsigned seed = 1; seed <= randomized_seeds; ++seed)
   {
-    std::mt19937_64 rng(seed);
-    const bool long_timeouts = seed > 200;
-    const std::size_t slots = std::size_t(1) << (rng() % 7);  // 1..64
-    auto ahead = [&](tick_type short_span) {
-      return random_ticks(rng, slots, short_span, long_timeouts);
-    };
+    random_run run(seed);
+    std::mt19937_64& rng = run.rng;
+    const std::size_t slots = run.slots;
     std::vector<test_entry> es(64);  // declared first: outlives the wheel
     timing_wheel w(slots);
     std::map<test_entry*, tick_type> model;
@@ -334,7 +345,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
       case 0: case 1:  // insert
         if (!e.in_wheel())
         {
-          const tick_type due = now + 1 + ahead(static_cast<tick_type>(slots * 4 + 3));
+          const tick_type due = now + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
           e.expired = 0;
           insert(w, e, due);
           model[&e] = due;
@@ -350,7 +361,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
       case 3:  // move later lazily, or earlier eagerly
         if (e.in_wheel())
         {
-          const tick_type due = now + 1 + ahead(static_cast<tick_type>(slots * 4 + 3));
+          const tick_type due = now + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
           if (due >= e.filed_tick())
             e.due = due;
           else
@@ -368,7 +379,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
           earliest = (std::min)(earliest, due);
         BOOST_TEST_REQUIRE(w.next_due() <= earliest,
             "seed " << seed << ": next_due " << w.next_due() << " after the earliest due " << earliest);
-        const tick_type to = now + ahead(static_cast<tick_type>(slots * 2 + 2));
+        const tick_type to = now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
         // Half the time a bounded advance, with inserts, erasures and moves
         // between its steps, as the service does between slices.
         const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
@@ -384,7 +395,7 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
           if (w.advancing())
           {
             test_entry& y = es[rng() % es.size()];
-            const tick_type due = w.horizon() + 1 + ahead(static_cast<tick_type>(slots * 4 + 3));
+            const tick_type due = w.horizon() + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
             if (!y.in_wheel())
             {
               y.expired = 0;
@@ -640,15 +651,11 @@ BOOST_AUTO_TEST_CASE(rewind_at_or_after_horizon_keeps_the_position_but_abandons_
 // its due tick, and never early.
 BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
 {
-  // Seeds 1-200 with short timeouts, 201-600 with long ones.
-  for (unsigned seed = 1; seed <= 600; ++seed)
+  for (unsigned seed = 1; seed <= randomized_seeds; ++seed)
   {
-    std::mt19937_64 rng(seed);
-    const bool long_timeouts = seed > 200;
-    const std::size_t slots = std::size_t(1) << (rng() % 7);  // 1..64
-    auto ahead = [&](tick_type short_span) {
-      return random_ticks(rng, slots, short_span, long_timeouts);
-    };
+    random_run run(seed);
+    std::mt19937_64& rng = run.rng;
+    const std::size_t slots = run.slots;
     const auto span = static_cast<tick_type>(slots * 4 + 3);
     std::vector<test_entry> es(64);  // declared first: outlives the wheel
     timing_wheel w(slots);
@@ -670,7 +677,7 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
       case 0: case 1:  // insert
         if (!e.in_wheel())
         {
-          const tick_type due = now + 1 + ahead(span);
+          const tick_type due = now + 1 + run.ahead(span);
           e.expired = 0;
           insert(w, e, due);
           model[&e] = due;
@@ -686,17 +693,17 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
           }
           else
           {
-            e.due = model[&e] + ahead(span);
+            e.due = model[&e] + run.ahead(span);
             model[&e] = e.due;
           }
         }
         break;
       case 3:  // the clock stepped back
-        rewind_to(now - ahead(static_cast<tick_type>(2 * slots + 2)));
+        rewind_to(now - run.ahead(static_cast<tick_type>(2 * slots + 2)));
         break;
       default:
       {
-        const tick_type to = now + ahead(static_cast<tick_type>(slots * 2 + 2));
+        const tick_type to = now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
         const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
         bool rewound = false;
         do
@@ -711,7 +718,7 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
           if (w.advancing() && rng() % 4 == 0)
           {
             // Back to before the pass began (at now + 1): what it has not decided stays filed.
-            rewind_to(now - ahead(static_cast<tick_type>(slots + 1)));
+            rewind_to(now - run.ahead(static_cast<tick_type>(slots + 1)));
             rewound = true;
           }
         } while (w.advancing());
