@@ -8,6 +8,8 @@
 
 #include <asio_wheel/detail/timing_wheel.hpp>
 
+#include <asio_wheel/detail/bits.hpp>
+
 #include <cassert>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
@@ -20,12 +22,6 @@ constexpr std::size_t word_bits = 64;
 std::size_t words_for(std::size_t bits)
 {
   return (bits + word_bits - 1) / word_bits;
-}
-
-// Index of the lowest set bit of a non-zero word.
-unsigned lowest_bit(std::uint64_t w)
-{
-  return static_cast<unsigned>(__builtin_ctzll(w));
 }
 
 unsigned log2_of(std::size_t power_of_two)

@@ -12,7 +12,7 @@ namespace http_keepalive {
 
 using keepalive_chat::usage_error;
 
-server_options parse_server_options(int argc, char** argv) {
+server_options parse_server_options(int argc, char** argv, bool on_wheel) {
   server_options o;
   keepalive_chat::for_each_flag(argc, argv, {"--help", "--no-timeout"}, [&](const std::string& flag,
                                                                             const std::string& value) {
@@ -33,6 +33,13 @@ server_options parse_server_options(int argc, char** argv) {
       o.idle_timeout = keepalive_chat::parse_duration(flag, value);
       if (o.idle_timeout.count() == 0)
         throw usage_error("--idle-timeout: must be greater than 0, got \"" + value + "\"");
+    } else if (flag == "--idle-tolerance") {
+      // Rejected rather than ignored: a comparison run that believes the Beast
+      // stream was tolerant too would be comparing different things.
+      if (!on_wheel)
+        throw usage_error("--idle-tolerance: only http_keepalive takes it (asio_wheel::beast::tcp_stream, whose "
+                          "timeouts are timing wheel entries)");
+      o.idle_tolerance = keepalive_chat::parse_fraction(flag, value);
     } else if (flag == "--body") {
       if (value.size() > 1 << 20) throw usage_error("--body: at most 1 MiB, got " + std::to_string(value.size()) + " bytes");
       o.body = value;
@@ -43,7 +50,7 @@ server_options parse_server_options(int argc, char** argv) {
   return o;
 }
 
-std::string server_usage(const std::string& program, const std::string& stream) {
+std::string server_usage(const std::string& program, const std::string& stream, bool on_wheel) {
   const server_options d;
   std::ostringstream out;
   out << "usage: " << program << " [flags]\n"
@@ -56,8 +63,15 @@ std::string server_usage(const std::string& program, const std::string& stream) 
       << "  --idle-timeout D      stream.expires_after(D) before every read: a connection silent\n"
       << "                        this long is closed (default "
       << keepalive_chat::format_duration(d.idle_timeout) << "; ignored without timeouts)\n"
-      << "  --no-timeout          never call expires_after: no timeout at all, on the same stream\n"
-      << "  --body TEXT           the body of every 200 response (default \"Hello, world!\\n\")\n"
+      << "  --no-timeout          never call expires_after: no timeout at all, on the same stream\n";
+  if (on_wheel)
+    out << "  --idle-tolerance F    the idle close may come up to F x the idle timeout late, never early,\n"
+        << "                        so closes due close together share one wakeup of the timing wheel\n"
+        << "                        (wheel_options::tolerance); F in [0, 1] (0: precise), e.g. 1/64 or\n"
+        << "                        0.015625 (default " << d.idle_tolerance << "; ignored without timeouts)\n";
+  else
+    out << "  --idle-tolerance F    http_keepalive only (its timeouts are timing wheel entries): rejected here\n";
+  out << "  --body TEXT           the body of every 200 response (default \"Hello, world!\\n\")\n"
       << "  --help                print this and exit\n\n"
       << "The first line printed is \"listening on ADDRESS:PORT\". SIGINT/SIGTERM: stop accepting,\n"
       << "finish the responses under way, close every connection, exit 0. A bad flag value exits 2.\n";

@@ -19,6 +19,11 @@ struct server_options {
   // --no-timeout: no expires_after at all (the stream's expiry stays "never"),
   // to measure what the timeouts cost on the same stream type.
   bool no_timeout = false;
+  // --idle-tolerance: wheel_options::tolerance of the io_context's wheel, so an
+  // idle close may come up to this fraction of idle_timeout late (never early)
+  // and closes due close together share one wakeup. http_keepalive only: the
+  // other two programs have no wheel, and reject the flag.
+  double idle_tolerance = 0.0;
   // The body of every 200 response; small and fixed, so that a benchmark
   // measures the server and its timeouts, not file I/O.
   std::string body = "Hello, world!\n";
@@ -26,9 +31,11 @@ struct server_options {
 };
 
 // Parses the flags; throws keepalive_chat::usage_error on a bad flag or value.
-server_options parse_server_options(int argc, char** argv);
+// on_wheel: the program's stream keeps its timeouts in the timing wheel, the
+// only case where --idle-tolerance means something (else it is an error).
+server_options parse_server_options(int argc, char** argv, bool on_wheel);
 
 // The --help text: every flag with its default. `stream` names the stream type.
-std::string server_usage(const std::string& program, const std::string& stream);
+std::string server_usage(const std::string& program, const std::string& stream, bool on_wheel);
 
 }  // namespace http_keepalive

@@ -19,6 +19,7 @@
 
 #include "../keepalive_chat/options.hpp"
 
+#include <asio_wheel/wheel_timer_service.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
@@ -35,6 +36,7 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/intrusive/list.hpp>
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -52,7 +54,8 @@ using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
 // The plain socket has no timeouts and no socket() member; the two Beast-style
-// streams have both. These are the only places the stream types are told apart.
+// streams have both. These and on_wheel are the only places the stream types
+// are told apart.
 template <class Stream>
 inline constexpr bool has_timeouts = !std::is_same_v<Stream, tcp::socket>;
 
@@ -63,6 +66,15 @@ tcp::socket& socket_of(Stream& stream) {
   else
     return stream;
 }
+
+// asio_wheel::beast::tcp_stream keeps its timeouts in the io_context's timing
+// wheel, which --idle-tolerance configures; it is also the only one of the
+// three with a tolerance() of its own, which is how it is recognised here.
+template <class Stream, class = void>
+inline constexpr bool on_wheel = false;
+template <class Stream>
+inline constexpr bool
+    on_wheel<Stream, std::void_t<decltype(std::declval<Stream&>().tolerance(std::chrono::milliseconds(1)))>> = true;
 
 template <class Stream>
 class server;
@@ -247,18 +259,26 @@ template <class Stream>
 int run_server(int argc, char** argv, const std::string& program, const std::string& stream_name) {
   server_options options;
   try {
-    options = parse_server_options(argc, argv);
+    options = parse_server_options(argc, argv, on_wheel<Stream>);
   } catch (const keepalive_chat::usage_error& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return 2;
   }
   if (options.help) {
-    std::cout << server_usage(program, stream_name);
+    std::cout << server_usage(program, stream_name, on_wheel<Stream>);
     return 0;
   }
   keepalive_chat::raise_open_files_limit();  // ten thousand connections need more than 1024
 
   net::io_context io(static_cast<int>(options.threads));
+  if constexpr (on_wheel<Stream>) {
+    // Before the first stream (the sessions') looks the service up. Context-wide
+    // rather than stream.tolerance(): every expires_after(idle) gets the same
+    // fraction, and the idle timeouts are the only timers here.
+    asio_wheel::wheel_options wheel;
+    wheel.tolerance = options.idle_tolerance;
+    net::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
+  }
   server<Stream> srv(io, options);
   tcp::endpoint endpoint;
   try {

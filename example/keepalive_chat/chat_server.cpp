@@ -10,6 +10,7 @@
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -302,8 +303,11 @@ std::string chat_server::stats_line() const {
        << " kicked_line_too_long=" << counters_.kicked_line_too_long
        << " idle_timeout_ms=" << duration_cast<milliseconds>(options_.idle_timeout).count()
        << " tick_us=" << duration_cast<microseconds>(o.tick).count() << " slots=" << o.slots
+       // Millionths, as every value here is an integer (1/64 is 15625 exactly).
+       << " tolerance_ppm=" << std::llround(o.tolerance * 1e6)
        << " timers_in_wheel=" << s.timers_in_wheel << " pending_waits=" << s.pending_waits
        << " queued_completions=" << s.queued_completions << " drive_wakeups=" << s.drive_wakeups
+       << " wakeups_saved=" << s.wakeups_saved
        << " empty_wakeups=" << s.empty_wakeups << " waits_expired=" << s.waits_expired
        << " waits_cancelled=" << s.waits_cancelled << " lazy_refilings=" << s.lazy_refilings
        << " round_revisits=" << s.round_revisits << " cascades=" << s.cascades

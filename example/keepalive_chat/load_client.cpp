@@ -3,8 +3,9 @@
 // every idle/3, now and then a broadcast message), the rest stay silent. It
 // checks the server's idle policy from the outside:
 //   - every silent connection gets PING at idle/2 and "BYE idle-timeout" within
-//     [idle, idle + tick + slack] of the moment we started connecting it (the
-//     server's clock for it cannot start earlier, so "early" is a real bug),
+//     [idle, idle + tick + tolerance + slack] of the moment we started connecting
+//     it (the server's clock for it cannot start earlier, so "early" is a real
+//     bug; tolerance is the server's --idle-tolerance times idle, 0 without one),
 //   - no active connection is closed; each ends with /quit after --periods idle periods.
 // It prints a summary (connections, kicked, survived, lateness p50/p99/max, the
 // server's wheel stats from /stats) and exits 1 if any check failed, 2 on bad flags.
@@ -205,8 +206,8 @@ struct connection {
 class load_test {
  public:
   load_test(boost::asio::io_context& io, const client_options& options, tcp::endpoint server, nanoseconds idle,
-            nanoseconds tick)
-      : io_(io), options_(options), server_(server), idle_(idle), tick_(tick),
+            nanoseconds tick, nanoseconds tolerance)
+      : io_(io), options_(options), server_(server), idle_(idle), tick_(tick), tolerance_(tolerance),
         end_timer_(io), hard_deadline_(io), chat_timer_(io) {
     const std::size_t stride = options.active == 0 ? 0 : options.connections / options.active;
     connections_.reserve(options.connections);
@@ -222,8 +223,7 @@ class load_test {
     started_ = clock_type::now();
     // Whatever happens, stop after connecting (1 s per 1,000 is very generous),
     // the idle periods and 10 s more.
-    const auto budget = std::chrono::seconds(10 + options_.connections / 1000) +
-                        (options_.hold ? *options_.hold : idle_ * static_cast<long>(options_.periods));
+    const auto budget = std::chrono::seconds(10 + options_.connections / 1000) + phase();
     hard_deadline_.expires_after(budget);
     hard_deadline_.async_wait([this](const boost::system::error_code& ec) {
       if (ec) return;
@@ -238,6 +238,17 @@ class load_test {
   bool report(const stats_map* server_before, const stats_map* server_after, nanoseconds stats_interval) const;
 
  private:
+  // How late after idle a silent connection's close may come.
+  nanoseconds allowed_lateness() const { return tick_ + tolerance_ + options_.slack; }
+
+  // From the last connection on: --hold, or the idle periods the active connections must
+  // survive, and never less than the latest close allowed for the last silent connection
+  // (with a large --idle-tolerance, two periods may not be enough).
+  nanoseconds phase() const {
+    if (options_.hold) return *options_.hold;
+    return std::max(idle_ * static_cast<long>(options_.periods), idle_ + allowed_lateness());
+  }
+
   void connect_next() {
     if (next_to_connect_ >= connections_.size() || finishing_) return;
     connection& c = *connections_[next_to_connect_++];
@@ -278,7 +289,7 @@ class load_test {
     std::printf("progress: %zu connections open after %.0f ms\n", connections_.size() - connect_failures_,
                 std::chrono::duration<double, std::milli>(all_connected_at_ - started_).count());
     std::fflush(stdout);
-    const auto phase = options_.hold ? *options_.hold : idle_ * static_cast<long>(options_.periods);
+    const auto phase = this->phase();
     end_timer_.expires_after(phase);
     end_timer_.async_wait([this](const boost::system::error_code& ec) {
       if (!ec) finish();
@@ -404,7 +415,7 @@ class load_test {
   boost::asio::io_context& io_;
   const client_options options_;
   const tcp::endpoint server_;
-  const nanoseconds idle_, tick_;
+  const nanoseconds idle_, tick_, tolerance_;
   std::vector<std::unique_ptr<connection>> connections_;
   asio_wheel::wheel_timer end_timer_, hard_deadline_, chat_timer_;
   nanoseconds chat_interval_{};
@@ -448,10 +459,12 @@ void print_server_and_own_stats(const stats_map* before, const stats_map* after,
     std::printf("  server: kicked_idle %llu, kicked_write_timeout %llu, kicked_queue_full %llu, refused %llu\n",
                 (unsigned long long)stat(*after, "kicked_idle"), (unsigned long long)stat(*after, "kicked_write_timeout"),
                 (unsigned long long)stat(*after, "kicked_queue_full"), (unsigned long long)stat(*after, "refused"));
-    std::printf("  server wheel: drive_wakeups +%llu (%.1f/s over %.1f s), empty_wakeups +%llu, waits_expired +%llu,\n"
-                "                waits_cancelled +%llu, lazy_refilings +%llu, round_revisits +%llu, max_lateness %.3f ms\n",
+    std::printf("  server wheel: drive_wakeups +%llu (%.1f/s over %.1f s), wakeups_saved +%llu, empty_wakeups +%llu,\n"
+                "                waits_expired +%llu, waits_cancelled +%llu, lazy_refilings +%llu, round_revisits +%llu,\n"
+                "                max_lateness %.3f ms\n",
                 (unsigned long long)delta("drive_wakeups"), seconds > 0 ? double(delta("drive_wakeups")) / seconds : 0.0,
-                seconds, (unsigned long long)delta("empty_wakeups"), (unsigned long long)delta("waits_expired"),
+                seconds, (unsigned long long)delta("wakeups_saved"), (unsigned long long)delta("empty_wakeups"),
+                (unsigned long long)delta("waits_expired"),
                 (unsigned long long)delta("waits_cancelled"), (unsigned long long)delta("lazy_refilings"),
                 (unsigned long long)delta("round_revisits"), double(stat(*after, "max_lateness_us")) / 1000.0);
   } else {
@@ -470,7 +483,7 @@ bool load_test::report(const stats_map* before, const stats_map* after, nanoseco
   const auto note = [&](const std::string& problem) {
     if (first_problem.empty()) first_problem = problem;
   };
-  const nanoseconds allowed = tick_ + options_.slack;
+  const nanoseconds allowed = allowed_lateness();
   for (const auto& c : connections_) {
     if (!c->connected) continue;
     if (c->welcome_at != clock_type::time_point()) welcome_latency.push_back(c->welcome_at - c->connect_started);
@@ -527,15 +540,21 @@ bool load_test::report(const stats_map* before, const stats_map* after, nanoseco
   std::sort(close_lateness.begin(), close_lateness.end());
   std::sort(welcome_latency.begin(), welcome_latency.end());
   std::sort(ping_lateness.begin(), ping_lateness.end());
-  if (kicked_late > 0) note(std::to_string(kicked_late) + " silent connection(s) closed later than idle + tick + slack");
+  if (kicked_late > 0)
+    note(std::to_string(kicked_late) + " silent connection(s) closed later than idle + tick + tolerance + slack");
 
   const bool passed = connect_failures_ == 0 && !deadline_hit_ && kicked_early == 0 && kicked_late == 0 &&
                       silent_not_kicked == 0 && ping_missing == 0 && ping_early == 0 && active_lost == 0 &&
                       errors == 0 && hold_lost == 0 && active_unanswered == 0;
   std::printf("keepalive_chat_load summary\n");
-  std::printf("  server idle timeout %s, tick %s, allowed lateness tick + %s = %.1f ms\n",
-              format_duration(idle_).c_str(), format_duration(tick_).c_str(), format_duration(options_.slack).c_str(),
-              ms(allowed));
+  if (tolerance_.count() == 0)
+    std::printf("  server idle timeout %s, tick %s, allowed lateness tick + %s = %.1f ms\n",
+                format_duration(idle_).c_str(), format_duration(tick_).c_str(), format_duration(options_.slack).c_str(),
+                ms(allowed));
+  else
+    std::printf("  server idle timeout %s, tick %s, idle tolerance %.1f ms, allowed lateness tick + tolerance + %s = %.1f ms\n",
+                format_duration(idle_).c_str(), format_duration(tick_).c_str(), ms(tolerance_),
+                format_duration(options_.slack).c_str(), ms(allowed));
   std::printf("  connections: %zu opened in %.0f ms (%zu at a time), %zu failed%s%s\n",
               connections_.size() - connect_failures_, ms(all_connected_at_ - started_), options_.connect_concurrency,
               connect_failures_, first_connect_error_.empty() ? "" : ": ", first_connect_error_.c_str());
@@ -618,8 +637,8 @@ struct churn_connection {
 class churn_test {
  public:
   churn_test(boost::asio::io_context& io, const client_options& options, tcp::endpoint server, nanoseconds idle,
-             nanoseconds tick)
-      : io_(io), options_(options), server_(server), idle_(idle), tick_(tick),
+             nanoseconds tick, nanoseconds tolerance)
+      : io_(io), options_(options), server_(server), idle_(idle), tick_(tick), tolerance_(tolerance),
         end_timer_(io), hard_deadline_(io), broadcast_timer_(io), report_timer_(io), random_(std::random_device{}()) {}
 
   void run() {
@@ -778,9 +797,9 @@ class churn_test {
       case churn_role::silent:
         if (std::uniform_int_distribution<int>(0, 1)(random_) == 0) say_nick(c);
         // Kicks are checked on arrival; this only bounds the wait for one that never comes.
-        c->deadline.expires_at(c->last_sent + idle_ + std::chrono::seconds(10));
+        c->deadline.expires_at(c->last_sent + idle_ + tolerance_ + std::chrono::seconds(10));
         c->deadline.async_wait([this, c](const boost::system::error_code& ec) {
-          if (!ec && !c->ended) problem(c, "silent connection not closed within idle + 10s");
+          if (!ec && !c->ended) problem(c, "silent connection not closed within idle + tolerance + 10s");
         });
         return;
     }
@@ -989,7 +1008,7 @@ class churn_test {
   boost::asio::io_context& io_;
   const client_options options_;
   const tcp::endpoint server_;
-  const nanoseconds idle_, tick_;
+  const nanoseconds idle_, tick_, tolerance_;
   asio_wheel::wheel_timer end_timer_, hard_deadline_, broadcast_timer_, report_timer_;
   std::mt19937_64 random_;
   std::unordered_set<connection_ptr> live_;
@@ -1009,7 +1028,7 @@ bool churn_test::report(const stats_map* before, const stats_map* after, nanosec
   std::sort(welcome.begin(), welcome.end());
   std::sort(kick.begin(), kick.end());
   std::sort(ping.begin(), ping.end());
-  const nanoseconds allowed = tick_ + options_.slack;
+  const nanoseconds allowed = tick_ + tolerance_ + options_.slack;
   const auto late_kicks = static_cast<std::size_t>(kick.end() - std::upper_bound(kick.begin(), kick.end(), allowed));
   const double seconds = std::chrono::duration<double>(finished_at_ - started_).count();
   // A run that never exercised one of the endings proves nothing about it.
@@ -1032,7 +1051,8 @@ bool churn_test::report(const stats_map* before, const stats_map* after, nanosec
               ms(percentile(welcome, 0.99)), welcome.empty() ? 0.0 : ms(welcome.back()));
   std::printf("  silent connections, lateness (from their last line or connect start): PING after idle/2 p50 %.1f ms,\n"
               "    p99 %.1f ms, max %.1f ms; BYE idle-timeout after idle p50 %.1f ms, p99 %.1f ms, max %.1f ms,\n"
-              "    %zu of %zu later than tick + %s (reported, not a failure: the soak checks for leaks, the demo for lateness)\n",
+              "    %zu of %zu later than tick + tolerance + %s (reported, not a failure: the soak checks for leaks,\n"
+              "    the demo for lateness)\n",
               ms(percentile(ping, 0.50)), ms(percentile(ping, 0.99)), ping.empty() ? 0.0 : ms(ping.back()),
               ms(percentile(kick, 0.50)), ms(percentile(kick, 0.99)), kick.empty() ? 0.0 : ms(kick.back()), late_kicks,
               kick.size(), format_duration(options_.slack).c_str());
@@ -1096,6 +1116,10 @@ int main(int argc, char** argv) {
   }
   const nanoseconds idle = milliseconds(stat(*before, "idle_timeout_ms"));
   const nanoseconds tick = std::chrono::microseconds(stat(*before, "tick_us"));
+  // The server's --idle-tolerance (tolerance_ppm; 0, or absent from a server that
+  // predates the flag, is none): a close may come that fraction of idle later still.
+  const nanoseconds tolerance =
+      std::chrono::duration_cast<nanoseconds>(idle * (static_cast<double>(stat(*before, "tolerance_ppm")) / 1e6));
   if (options.hold && *options.hold + std::chrono::seconds(10) > idle) {
     std::cerr << "keepalive_chat_load: --hold: the server's idle timeout (" << format_duration(idle)
               << ") must exceed the hold by 10s, or the connections are closed during it\n";
@@ -1107,10 +1131,10 @@ int main(int argc, char** argv) {
   std::optional<load_test> idle_test;
   std::optional<churn_test> churn;
   if (options.churn) {
-    churn.emplace(io, options, server, idle, tick);
+    churn.emplace(io, options, server, idle, tick, tolerance);
     churn->run();
   } else {
-    idle_test.emplace(io, options, server, idle, tick);
+    idle_test.emplace(io, options, server, idle, tick, tolerance);
     idle_test->run();
   }
 

@@ -1,7 +1,7 @@
 // keepalive_chat_server: parses the flags, configures the timing wheel with
-// --tick, prints "listening on ADDRESS:PORT" as its first line (scripts and
-// tests read the port from it), and runs the io_context on --threads threads
-// until SIGINT/SIGTERM has said goodbye to every client.
+// --tick and --idle-tolerance, prints "listening on ADDRESS:PORT" as its first
+// line (scripts and tests read the port from it), and runs the io_context on
+// --threads threads until SIGINT/SIGTERM has said goodbye to every client.
 #include "chat_server.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
   // Must come before the first wheel_timer on this context exists (the server's own).
   asio_wheel::wheel_options wheel;
   wheel.tick = options.tick;
+  // Context-wide, so every wheel wait of the server gets it, not only the idle
+  // ones; the idle timeouts are what it is for: one per connection, long, and
+  // nobody minds a close a little late.
+  wheel.tolerance = options.idle_tolerance;
   boost::asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
 
   chat_server server(io, options);

@@ -9,8 +9,10 @@
 #include <boost/asio/ip/address.hpp>
 
 #include <cerrno>
+#include <charconv>
 #include <limits>
 #include <sstream>
+#include <string_view>
 
 namespace keepalive_chat {
 
@@ -46,6 +48,40 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   return n;
 }
 
+double parse_fraction(const std::string& flag, const std::string& text) {
+  const auto bad = [&](const std::string& what) { return usage_error(flag + ": " + what + ", got \"" + text + "\""); };
+  // Digits with at most one '.'. Checked by hand because from_chars (like
+  // strtod) would also take "inf", "nan" and exponents.
+  const auto number = [](std::string_view part, double& value) {
+    std::size_t digits = 0, points = 0;
+    for (char c : part) {
+      if (c >= '0' && c <= '9') ++digits;
+      else if (c == '.') ++points;
+      else return false;
+    }
+    if (digits == 0 || points > 1) return false;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value, std::chars_format::fixed);
+    return ec == std::errc() && end == part.data() + part.size();
+  };
+  // A decimal, or a ratio of two: the dividend and the divisor (1 for a decimal).
+  const auto ratio = [&](std::string_view s, double& dividend, double& divisor) {
+    const auto slash = s.find('/');
+    if (slash == std::string_view::npos) return number(s, dividend);
+    return number(s.substr(0, slash), dividend) && number(s.substr(slash + 1), divisor);
+  };
+  double dividend = 0, divisor = 1;
+  if (!ratio(text, dividend, divisor)) {
+    // "-0.5" is a number, only out of range: say that rather than "expected a fraction".
+    if (!text.empty() && text[0] == '-' && ratio(std::string_view(text).substr(1), dividend, divisor))
+      throw bad("must be in [0, 1]");
+    throw bad("expected a fraction in [0, 1], a decimal (e.g. 0.015625) or a ratio (e.g. 1/64)");
+  }
+  if (divisor == 0) throw bad("the ratio divides by zero");
+  const double value = dividend / divisor;
+  if (value > 1) throw bad("must be in [0, 1]");
+  return value;
+}
+
 std::string format_duration(std::chrono::nanoseconds d) {
   using namespace std::chrono;
   const auto n = d.count();
@@ -76,6 +112,8 @@ server_options parse_server_options(int argc, char** argv) {
       o.write_timeout = parse_duration(flag, value);
       if (o.write_timeout.count() == 0)
         throw usage_error("--write-timeout: must be greater than 0, got \"" + value + "\"");
+    } else if (flag == "--idle-tolerance") {
+      o.idle_tolerance = parse_fraction(flag, value);
     } else if (flag == "--max-connections") {
       o.max_connections = parse_count(flag, value, 1, 10'000'000);
     } else if (flag == "--threads") {
@@ -107,6 +145,11 @@ std::string server_usage(const std::string& program) {
       << format_duration(d.idle_timeout) << ")\n"
       << "  --tick D                timing wheel tick, the timeout precision (default " << format_duration(d.tick)
       << ")\n"
+      << "  --idle-tolerance F      an idle close may come up to F x the idle timeout late, never early, so\n"
+      << "                          closes due close together share one wakeup; F in [0, 1] (0: precise),\n"
+      << "                          e.g. 1/64 or 0.015625 (default " << d.idle_tolerance
+      << "). Context-wide (wheel_options::tolerance):\n"
+      << "                          the write deadline may be late by the same fraction of --write-timeout\n"
       << "  --write-timeout D       a write stuck this long marks a slow consumer (default "
       << format_duration(d.write_timeout) << ")\n"
       << "  --max-connections N     refuse connections beyond this many (default " << d.max_connections << ")\n"

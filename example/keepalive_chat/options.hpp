@@ -1,7 +1,8 @@
 // Command-line flags of the keepalive chat server, plus the small parsing helpers
-// (durations with a unit such as "30s" or "250ms", bounded counts) that the load
-// client shares. A bad flag or value throws usage_error whose message is one line
-// naming the flag; main() prints it and exits with status 2.
+// (durations with a unit such as "30s" or "250ms", bounded counts, fractions such
+// as "1/64") that the load client and the HTTP example share. A bad flag or value
+// throws usage_error whose message is one line naming the flag; main() prints it
+// and exits with status 2.
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,10 @@ struct server_options {
   std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
   // A write that makes no progress for this long marks a slow consumer.
   std::chrono::nanoseconds write_timeout = std::chrono::seconds(10);
+  // wheel_options::tolerance, context-wide: each wheel wait may complete up to
+  // this fraction of its length late, never early, so that idle closes due
+  // close together share one wakeup. 0: every wait at its own tick.
+  double idle_tolerance = 0.0;
   std::size_t max_connections = 100000;
   std::size_t threads = 1;
   std::size_t max_line = 1024;          // bytes, not counting the '\n' (or "\r\n")
@@ -40,6 +45,10 @@ std::chrono::nanoseconds parse_duration(const std::string& flag, const std::stri
 // A decimal integer in [min, max].
 std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t min,
                           std::uint64_t max);
+
+// A fraction in [0, 1]: a decimal ("0.015625", ".5", "1") or a ratio of two
+// decimals ("1/64"). No sign, exponent, inf or nan.
+double parse_fraction(const std::string& flag, const std::string& text);
 
 // "3s", "250ms", "1500us": the shortest exact spelling, for messages.
 std::string format_duration(std::chrono::nanoseconds d);

@@ -19,6 +19,7 @@
 #include <asio_wheel/wheel_timer_service.hpp>
 
 #include <chrono>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -33,14 +34,18 @@ public:
   using duration = typename Clock::duration;
   using time_point = typename Clock::time_point;
 
-  static timeout_spec after(const duration& d, asio::cancellation_type_t type)
+  /// @p tolerance: how late the timeout may fire; negative, the context's
+  /// (wheel_options::tolerance).
+  static timeout_spec after(const duration& d, asio::cancellation_type_t type,
+      const duration& tolerance = duration(-1))
   {
-    return timeout_spec(true, d, time_point(), type);
+    return timeout_spec(true, d, time_point(), type, tolerance);
   }
 
-  static timeout_spec at(const time_point& t, asio::cancellation_type_t type)
+  static timeout_spec at(const time_point& t, asio::cancellation_type_t type,
+      const duration& tolerance = duration(-1))
   {
-    return timeout_spec(false, duration(), t, type);
+    return timeout_spec(false, duration(), t, type, tolerance);
   }
 
   /// The deadline of an operation starting now.
@@ -51,13 +56,29 @@ public:
       : at_;
   }
 
+  /// How late the timeout may fire, in @p service's ticks: the tolerance
+  /// given with it, or the context's fraction of the timeout's length.
+  template <typename Service>
+  detail::timer_slack slack(const Service& service) const
+  {
+    detail::timer_slack s;
+    if (tolerance_ >= duration::zero())
+      s.set_own(service.slack_of(tolerance_));
+    else if (service.options().tolerance != 0.0)
+      s.set_from_context(service.context_slack(relative_ ? after_
+            : detail::chrono_time_traits<Clock, WaitTraits>::subtract(
+                at_, Clock::now())));
+    return s;
+  }
+
   /// The cancellation emitted when the deadline is reached.
   asio::cancellation_type_t cancellation_type() const noexcept { return type_; }
 
 private:
   timeout_spec(bool relative, const duration& d, const time_point& t,
-      asio::cancellation_type_t type)
-    : relative_(relative), after_(d), at_(t), type_(type)
+      asio::cancellation_type_t type, const duration& tolerance)
+    : relative_(relative), after_(d), at_(t), type_(type),
+      tolerance_(tolerance)
   {
   }
 
@@ -65,7 +86,30 @@ private:
   duration after_;
   time_point at_;
   asio::cancellation_type_t type_;
+  duration tolerance_;
 };
+
+/// A timeout's own tolerance, for cancel_after and cancel_at: the timeout
+/// may fire up to `late` after its expiry (rounded down to whole ticks of
+/// the wheel), never before. It replaces the context's fraction
+/// (wheel_options::tolerance) for that operation. Made by tolerance().
+struct timeout_tolerance
+{
+  std::chrono::nanoseconds late;
+};
+
+/// @code
+/// sock.async_read_some(buf,
+///     asio_wheel::cancel_after(5min, asio_wheel::tolerance(4s), handler));
+/// @endcode
+/// @throws std::invalid_argument if @p late is negative.
+inline timeout_tolerance tolerance(std::chrono::nanoseconds late)
+{
+  if (late < std::chrono::nanoseconds::zero())
+    throw std::invalid_argument(
+        "asio_wheel::tolerance: a timeout's tolerance must not be negative");
+  return timeout_tolerance{late};
+}
 
 /// A completion token adapter: the operation started with it is cancelled
 /// (with the cancellation type of its timeout_spec) if it has not completed
@@ -146,6 +190,41 @@ cancel_after(const std::chrono::duration<Rep, Period>& timeout,
   return ::asio_wheel::cancel_after(timeout, type)(std::forward<CompletionToken>(token));
 }
 
+/// cancel_after with the timeout's own tolerance (see tolerance()).
+template <typename Rep, typename Period>
+partial_timed_cancel<std::chrono::steady_clock> cancel_after(
+    const std::chrono::duration<Rep, Period>& timeout,
+    const timeout_tolerance& tolerance,
+    asio::cancellation_type_t type = asio::cancellation_type::terminal)
+{
+  using spec = timeout_spec<std::chrono::steady_clock>;
+  return partial_timed_cancel<std::chrono::steady_clock>(spec::after(
+        std::chrono::ceil<std::chrono::steady_clock::duration>(timeout), type,
+        std::chrono::floor<std::chrono::steady_clock::duration>(
+          tolerance.late)));
+}
+
+/// As above, adapting @p token.
+template <typename Rep, typename Period, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, std::chrono::steady_clock>
+cancel_after(const std::chrono::duration<Rep, Period>& timeout,
+    const timeout_tolerance& tolerance, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_after(timeout, tolerance,
+      asio::cancellation_type::terminal)(std::forward<CompletionToken>(token));
+}
+
+/// As above, with the cancellation type to emit.
+template <typename Rep, typename Period, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, std::chrono::steady_clock>
+cancel_after(const std::chrono::duration<Rep, Period>& timeout,
+    const timeout_tolerance& tolerance, asio::cancellation_type_t type,
+    CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_after(timeout, tolerance, type)(
+      std::forward<CompletionToken>(token));
+}
+
 /// Cancels the operation if it has not completed by @p deadline, a time
 /// point of any clock (the wheel of that clock times it).
 template <typename Clock, typename Duration>
@@ -175,6 +254,39 @@ timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
     asio::cancellation_type_t type, CompletionToken&& token)
 {
   return ::asio_wheel::cancel_at(deadline, type)(std::forward<CompletionToken>(token));
+}
+
+/// cancel_at with the timeout's own tolerance (see tolerance()).
+template <typename Clock, typename Duration>
+partial_timed_cancel<Clock> cancel_at(
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    const timeout_tolerance& tolerance,
+    asio::cancellation_type_t type = asio::cancellation_type::terminal)
+{
+  return partial_timed_cancel<Clock>(timeout_spec<Clock>::at(
+        std::chrono::time_point_cast<typename Clock::duration>(deadline),
+        type, std::chrono::floor<typename Clock::duration>(tolerance.late)));
+}
+
+/// As above, adapting @p token.
+template <typename Clock, typename Duration, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    const timeout_tolerance& tolerance, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_at(deadline, tolerance,
+      asio::cancellation_type::terminal)(std::forward<CompletionToken>(token));
+}
+
+/// As above, with the cancellation type to emit.
+template <typename Clock, typename Duration, typename CompletionToken>
+timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    const timeout_tolerance& tolerance, asio::cancellation_type_t type,
+    CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_at(deadline, tolerance, type)(
+      std::forward<CompletionToken>(token));
 }
 
 namespace detail {
@@ -212,7 +324,7 @@ public:
         asio::query(ex, asio::execution::context));
     non_const_lvalue<Handler> handler2(handler);
     auto op_handler = op::start(handler2.value, ex, service,
-        spec.deadline(), spec.cancellation_type());
+        spec.deadline(), spec.slack(service), spec.cancellation_type());
     asio::async_initiate<decltype(op_handler), Signatures...>(
         std::move(initiation_), op_handler, std::forward<Args>(args)...);
   }

@@ -44,6 +44,19 @@ struct wheel_options
   /// context (I/O completions, posts) run; the rest follow in later slices.
   /// Must be > 0.
   std::size_t max_completions_per_slice = 256;
+
+  /// Tolerance, opt-in: how late a wait may complete, as a fraction of its
+  /// length (its expiry minus the time its expiry was set), never early.
+  /// 0, the default, is precise: every wait completes at the first tick at
+  /// or after its expiry, as with steady_timer. With 1.0 / 64, a 10 ms wait
+  /// stays precise (its 0.16 ms is less than a tick) and a 5-minute idle
+  /// timeout may complete up to 4.7 s late: waits whose windows overlap then
+  /// complete in one wakeup, and a long one leaves the wheel from a coarse
+  /// level without moving down (see doc/timeouts.md, "Tolerance"). A timer's
+  /// own setting, basic_wheel_timer::tolerance(), replaces it for that
+  /// timer; cancel_after and the Beast stream take one per operation or per
+  /// stream. Must be in [0, 1].
+  double tolerance = 0.0;
 };
 
 /// Counters of one wheel_timer_service, read with wheel_timer_service::stats().
@@ -93,6 +106,13 @@ struct wheel_stats
   /// + waits_expired) / waits_expired is how often the wheel touched an
   /// entry per wait.
   std::uint64_t cascades = 0;
+
+  /// Waits that completed at a later tick than their own, the one their
+  /// tolerance chose to share with others: each is a wakeup the wheel did
+  /// not make, unless another wait was due at its own tick too, so an upper
+  /// bound on the wakeups the tolerance saved (drive_wakeups with and
+  /// without the tolerance give the exact figure). Always 0 without one.
+  std::uint64_t wakeups_saved = 0;
 
   /// Times the wheel found that a clock that is not steady had stepped back
   /// behind the ticks it had processed, and moved back to the clock (see

@@ -216,8 +216,9 @@ public:
   {
     prefetch_object();
     // The clock first: it must not wait for the timer's lines to arrive.
-    const time_point new_expiry = time_traits::add(time_traits::now(), expiry_time);
-    return service().expires_at(impl(), new_expiry);
+    const time_point now = time_traits::now();
+    return service().expires_at(impl(), time_traits::add(now, expiry_time),
+        now);
   }
 
   /// Moves the expiry of the pending waits to @p expiry_time without
@@ -238,8 +239,30 @@ public:
   {
     prefetch_object();
     // The clock first: it must not wait for the timer's lines to arrive.
-    const time_point new_expiry = time_traits::add(time_traits::now(), expiry_time);
-    return service().reschedule_at(impl(), new_expiry);
+    const time_point now = time_traits::now();
+    return service().reschedule_at(impl(), time_traits::add(now, expiry_time),
+        now);
+  }
+
+  /// Sets how late this timer's waits may complete: up to @p tolerance
+  /// after their expiry (rounded down to whole ticks of the wheel), never
+  /// before. It replaces the context's fraction (wheel_options::tolerance)
+  /// for this timer, and holds until set again; zero makes the timer
+  /// precise in a tolerant context. Waits whose windows overlap then share
+  /// a wakeup (see doc/timeouts.md, "Tolerance"). A pending wait stays
+  /// pending; it moves earlier if its place is beyond the new window.
+  /// @throws std::invalid_argument if @p tolerance is negative.
+  void tolerance(const duration& tolerance)
+  {
+    service().tolerance(impl(), tolerance);
+  }
+
+  /// How late this timer's waits may complete: its own tolerance, or under
+  /// the context's fraction, that fraction of the length its current expiry
+  /// had when set; in whole ticks. Zero: precise.
+  duration tolerance() const
+  {
+    return impl_.get_service().tolerance(impl_.get_implementation());
   }
 
 #if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
@@ -332,7 +355,7 @@ private:
   }
 
   // A re-arm reads the service pointer and the implementation, and the next
-  // async_wait the executor: with 112-byte timers these straddle two or
+  // async_wait the executor: with 120-byte timers these straddle two or
   // three cache lines, and the service's lock (an atomic instruction between
   // the first read and the rest) would make a timer out of cache pay one
   // miss after the other. Prefetching every line first overlaps them. The

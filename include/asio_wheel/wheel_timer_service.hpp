@@ -48,11 +48,13 @@ struct timer_state
   wait_op_queue waits;
 };
 
-/// The expiry, first in the timer's implementation (see below).
+/// The expiry and its tolerance, first in the timer's implementation (see
+/// below).
 template <typename TimePoint>
 struct timer_expiry
 {
   TimePoint expiry{};
+  timer_slack slack;
 };
 
 } // namespace detail
@@ -87,12 +89,13 @@ public:
   using time_point = typename Clock::time_point;
   using traits_type = WaitTraits;
 
-  /// Per-timer state, embedded in basic_wheel_timer: the expiry, the FIFO of
-  /// pending waits and the intrusive wheel entry. The entry is in the wheel
-  /// while the FIFO is not empty; after its last wait was aborted it may stay
-  /// there as a "ghost" (see retire), which a new wait reuses and a walk
-  /// drops. The expiry and the FIFO come first so that a reschedule, which
-  /// touches only them, usually touches one cache line of the timer.
+  /// Per-timer state, embedded in basic_wheel_timer: the expiry and its
+  /// tolerance, the FIFO of pending waits and the intrusive wheel entry. The
+  /// entry is in the wheel while the FIFO is not empty; after its last wait
+  /// was aborted it may stay there as a "ghost" (see retire), which a new
+  /// wait reuses and a walk drops. The expiry and the FIFO come first so
+  /// that a reschedule, which touches only them, usually touches one cache
+  /// line of the timer.
   struct implementation_type
     : detail::timer_expiry<time_point>, detail::timer_state, detail::wheel_entry
   {
@@ -188,13 +191,13 @@ public:
   /// Aborts all pending waits; returns how many.
   std::size_t cancel(implementation_type& impl)
   {
-    return cancel_and_set_expiry(impl, ~std::size_t(0), nullptr);
+    return cancel_and_set_expiry(impl, ~std::size_t(0));
   }
 
   /// Aborts the oldest pending wait; returns 0 or 1.
   std::size_t cancel_one(implementation_type& impl)
   {
-    return cancel_and_set_expiry(impl, 1, nullptr);
+    return cancel_and_set_expiry(impl, 1);
   }
 
   /// The timer's expiry.
@@ -206,37 +209,78 @@ public:
   /// Aborts all pending waits, then sets the expiry (Asio's expires_at).
   std::size_t expires_at(implementation_type& impl, const time_point& t)
   {
-    return cancel_and_set_expiry(impl, ~std::size_t(0), &t);
+    return cancel_and_set_expiry(impl, ~std::size_t(0), t,
+        now_if_tolerant(impl));
+  }
+
+  /// The same, for an expiry set at @p now (expires_after: the length of
+  /// the wait is t - now, for the context's tolerance).
+  std::size_t expires_at(implementation_type& impl, const time_point& t,
+      const time_point& now)
+  {
+    return cancel_and_set_expiry(impl, ~std::size_t(0), t, now);
   }
 
   /// Moves the expiry of the pending waits without aborting them; returns
   /// how many waits moved. Later: a store, the entry is re-filed lazily.
   std::size_t reschedule_at(implementation_type& impl, const time_point& t)
   {
+    return move_expiry(impl, t, now_if_tolerant(impl));
+  }
+
+  /// The same, for an expiry set at @p now (reschedule_after).
+  std::size_t reschedule_at(implementation_type& impl, const time_point& t,
+      const time_point& now)
+  {
+    return move_expiry(impl, t, now);
+  }
+
+  /// Sets the timer's own tolerance, which replaces the context's
+  /// (wheel_options::tolerance): its waits may complete up to @p d late,
+  /// rounded down to whole ticks. Pending waits keep their place if it is
+  /// still within the new window, else move earlier (or complete, if due).
+  /// @throws std::invalid_argument if @p d is negative.
+  void tolerance(implementation_type& impl, const duration& d)
+  {
+    if (d < duration::zero())
+      throw std::invalid_argument(
+          "asio_wheel::basic_wheel_timer::tolerance must not be negative");
     decided_waits done;
-    std::size_t moved = 0;
     {
       lock_type lock(mutex_);
-      const time_point old_expiry = impl.expiry;
-      impl.expiry = t;
-      if (impl.waits.empty())
-        return 0;
-      moved = detail::completion_slices::count(impl.waits);
-      if (!(t < old_expiry))
-        return moved;  // later: filed_tick stays <= the new due tick
-      const detail::tick_type due = grid_.due_tick(t);
-      if (due <= wheel_.horizon() && !rewound_for(t))
-      {
-        wheel_.erase(impl);
-        expire(impl, Clock::now(),
-            [&](detail::wait_op_base* op) { slices_.complete(done, op); });
-        disarm_if_idle();
-      }
-      else if (due < impl.filed_tick())
-        refile_earlier(impl, due);
+      const tick_type old = impl.slack.ticks();
+      impl.slack.set_own(grid_.ticks_in(d));
+      if (impl.slack.ticks() < old)
+        refile_pending(impl, done);
     }
     slices_.send(done);
-    return moved;
+  }
+
+  /// How late the timer's waits may complete: its own tolerance, or the
+  /// context's fraction of the length of its current expiry; whole ticks.
+  duration tolerance(const implementation_type& impl) const
+  {
+    return tick_duration() * impl.slack.ticks();
+  }
+
+  /// The ticks a wait of @p length may be late by under the context's
+  /// tolerance (0 without one). For per-operation timeouts.
+  detail::tick_type context_slack(const duration& length) const noexcept
+  {
+    if (!context_tolerant_ || length <= duration::zero())
+      return 0;
+    // The fraction of the length, then whole ticks. The product is at most
+    // the length, but rounded: capped at it.
+    const double part =
+      static_cast<double>(length.count()) * options_.tolerance;
+    return grid_.ticks_in(part < static_cast<double>(length.count())
+        ? duration(static_cast<typename duration::rep>(part)) : length);
+  }
+
+  /// The ticks of a tolerance given in time. For per-operation timeouts.
+  detail::tick_type slack_of(const duration& tolerance) const noexcept
+  {
+    return grid_.ticks_in(tolerance);
   }
 
   /// Blocks until the expiry has passed, as basic_waitable_timer::wait.
@@ -280,14 +324,16 @@ public:
   /// timeout is an implementation_type with one wait whose operation the
   /// caller owns. arm_timeout files it for @p expiry; if that is reached,
   /// @p op completes with success like any wait (through the slices);
-  /// withdraw_timeout takes it back without completing it.
+  /// withdraw_timeout takes it back without completing it. @p slack: how
+  /// late it may fire (context_slack, slack_of).
   void arm_timeout(implementation_type& entry, detail::wait_op_base* op,
-      const time_point& expiry)
+      const time_point& expiry, detail::timer_slack slack = {})
   {
     decided_waits done;
     {
       lock_type lock(mutex_);
       entry.expiry = expiry;
+      entry.slack = slack;
       if (shutdown_)
       {
         lock.unlock();
@@ -370,6 +416,11 @@ private:
 
   static const wheel_options& validate(const wheel_options& o)
   {
+    // (Written so that NaN fails too.)
+    if (!(o.tolerance >= 0.0 && o.tolerance <= 1.0))
+      throw std::invalid_argument(
+          "asio_wheel::wheel_options::tolerance must be a fraction of each "
+          "wait's length in [0, 1] (got " + std::to_string(o.tolerance) + ")");
     if (o.tick <= std::chrono::nanoseconds::zero())
       throw std::invalid_argument(
           "asio_wheel::wheel_options::tick must be greater than zero (got "
@@ -432,10 +483,10 @@ private:
       decided_waits& done)
   {
     scheduler_.work_started();
-    const tick_type due = grid_.due_tick(impl.expiry);
+    const tick_type precise = grid_.due_tick(impl.expiry);
     // (With waits already queued on the timer, a bounded advance has yet
     // to reach them: join them so that they all complete in order.)
-    if (due <= wheel_.horizon() && impl.waits.empty()
+    if (precise <= wheel_.horizon() && impl.waits.empty()
         && !rewound_for(impl.expiry))
     {
       // Already due: completes soon with success, never inside async_wait.
@@ -450,6 +501,7 @@ private:
     if (!first_wait)
       return;
     ++stats_.timers_in_wheel;
+    const tick_type due = tolerant(precise, impl);
     if (!impl.in_wheel())
     {
       wheel_.insert(impl, due);
@@ -466,18 +518,108 @@ private:
   }
 
   std::size_t cancel_and_set_expiry(implementation_type& impl,
-      std::size_t max_aborted, const time_point* new_expiry)
+      std::size_t max_aborted)
   {
     decided_waits done;
     std::size_t n = 0;
     {
       lock_type lock(mutex_);
       n = abort_waits(impl, done, max_aborted);
-      if (new_expiry)
-        impl.expiry = *new_expiry;
     }
     slices_.send(done);
     return n;
+  }
+
+  // Aborts the pending waits, then sets the expiry to t, set at `now`.
+  std::size_t cancel_and_set_expiry(implementation_type& impl,
+      std::size_t max_aborted, const time_point& t, const time_point& now)
+  {
+    decided_waits done;
+    std::size_t n = 0;
+    {
+      lock_type lock(mutex_);
+      n = abort_waits(impl, done, max_aborted);
+      impl.expiry = t;
+      set_context_slack(impl, t, now);
+    }
+    slices_.send(done);
+    return n;
+  }
+
+  // The clock, where the context's tolerance needs the length of a wait
+  // whose expiry is being set; else nothing is read (time_point()).
+  time_point now_if_tolerant(const implementation_type& impl) const
+  {
+    return context_tolerant_ && !impl.slack.own()
+      ? Clock::now() : time_point();
+  }
+
+  // impl's expiry was set to t at `now`: under the context's tolerance, its
+  // waits may be late by a fraction of t - now. Returns true if that is less
+  // than before. Lock held.
+  bool set_context_slack(implementation_type& impl, const time_point& t,
+      const time_point& now)
+  {
+    if (!context_tolerant_ || impl.slack.own())
+      return false;  // the default: one flag read
+    const tick_type old = impl.slack.ticks();
+    impl.slack.set_from_context(context_slack(time_traits::subtract(t, now)));
+    return impl.slack.ticks() < old;
+  }
+
+  // The tick where a wait due at tick `precise` on impl completes.
+  static tick_type tolerant(tick_type precise, const implementation_type& impl)
+  {
+    return detail::coalesced_tick(precise, impl.slack.ticks());
+  }
+
+  duration tick_duration() const noexcept
+  {
+    return grid_.time_of(1) - grid_.time_of(0);
+  }
+
+  // reschedule_at: the pending waits get expiry t, set at `now`.
+  std::size_t move_expiry(implementation_type& impl, const time_point& t,
+      const time_point& now)
+  {
+    decided_waits done;
+    std::size_t moved = 0;
+    {
+      lock_type lock(mutex_);
+      const time_point old_expiry = impl.expiry;
+      impl.expiry = t;
+      const bool less_tolerance = set_context_slack(impl, t, now);
+      if (impl.waits.empty())
+        return 0;
+      moved = detail::completion_slices::count(impl.waits);
+      // Later, with no less tolerance: the due tick can only be later too,
+      // so filed_tick stays <= it and the entry is re-filed lazily.
+      if (!(t < old_expiry) && !less_tolerance)
+        return moved;
+      refile_pending(impl, done);
+    }
+    slices_.send(done);
+    return moved;
+  }
+
+  // impl's pending waits may now be due earlier than it is filed: completes
+  // them if due, else moves the entry earlier if it must. Lock held.
+  void refile_pending(implementation_type& impl, decided_waits& done)
+  {
+    if (impl.waits.empty())
+      return;
+    const tick_type precise = grid_.due_tick(impl.expiry);
+    if (precise <= wheel_.horizon() && !rewound_for(impl.expiry))
+    {
+      wheel_.erase(impl);
+      expire(impl, Clock::now(),
+          [&](detail::wait_op_base* op) { slices_.complete(done, op); });
+      disarm_if_idle();
+      return;
+    }
+    const tick_type due = tolerant(precise, impl);
+    if (due < impl.filed_tick())
+      refile_earlier(impl, due);
   }
 
   // Aborts up to max_aborted of impl's oldest waits. Lock held.
@@ -587,6 +729,8 @@ private:
   {
     impl.expiry = other.expiry;
     other.expiry = time_point();  // as if constructed from its executor
+    impl.slack = other.slack;
+    other.slack = detail::timer_slack();
     impl.waits.push(other.waits);
     for (detail::wait_op_base* op = impl.waits.front(); op;
         op = detail::op_queue_access::next(op))
@@ -675,13 +819,22 @@ private:
           const auto& impl = static_cast<const implementation_type&>(e);
           // A ghost is "due" where it is filed: the walk drops it.
           return impl.waits.empty()
-            ? impl.filed_tick() : grid_.due_tick(impl.expiry);
+            ? impl.filed_tick() : tolerant(grid_.due_tick(impl.expiry), impl);
         },
         [this, &now](detail::wheel_entry& e) {
           auto& impl = static_cast<implementation_type&>(e);
           if (impl.waits.empty())
             return;
-          expire(impl, now, [this](detail::wait_op_base* op) {
+          // Completed later than their own tick, at one their tolerance
+          // chose: each wait counts as a wakeup saved.
+          bool deferred = false;
+          if (impl.slack.ticks() != 0)
+          {
+            const tick_type precise = grid_.due_tick(impl.expiry);
+            deferred = precise < tolerant(precise, impl);
+          }
+          expire(impl, now, [this, deferred](detail::wait_op_base* op) {
+            stats_.wakeups_saved += deferred;
             slices_.push_expired(op);
           });
         },
@@ -833,6 +986,7 @@ private:
   }
 
   const wheel_options options_;
+  const bool context_tolerant_ = options_.tolerance != 0.0;
   const detail::tick_grid<Clock> grid_;  // tick 0 is the service's creation
   detail::timing_wheel wheel_;
 

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -518,6 +519,72 @@ BOOST_AUTO_TEST_CASE(cancel_after_times_from_the_start_of_the_operation)
   BOOST_TEST(!r.ec);
   auto& service = asio::use_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io);
   BOOST_TEST(service.stats().timeouts_withdrawn == 1u);
+}
+
+// ---- Tolerance (asio_wheel only) ----------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_timeouts_tolerance_keeps_it_in_its_window_and_shares_wakeups)
+{
+  // Timeouts given a tolerance, their own (asio_wheel::tolerance) or the context's fraction of
+  // their length, fire never before their deadline and never later than deadline + tolerance +
+  // one tick; with overlapping windows they share wakeups. The clock steps a tick at a time,
+  // so each fires at the tick boundary the wheel chose.
+  constexpr std::chrono::nanoseconds tick = 1ms;
+  asio_wheel_test::align_clock_to(tick);
+  asio::io_context io;
+  asio_wheel::wheel_options options;
+  options.tick = tick;
+  options.tolerance = 1.0 / 4;
+  auto& service = asio::make_service<manual_service>(io, options);
+
+  struct timed
+  {
+    std::unique_ptr<controlled_operation> op;
+    manual_clock::time_point deadline;
+    manual_clock::duration tolerance;
+    std::optional<manual_clock::time_point> fired_at;
+  };
+  std::vector<timed> ops(32);
+  for (std::size_t i = 0; i < ops.size(); ++i)
+  {
+    timed& t = ops[i];
+    t.op = std::make_unique<controlled_operation>(io);
+    // Deadlines spread over 40 ticks from tick 100, mid-tick.
+    const auto length = 100 * tick + (i * 40 * tick) / ops.size() + tick / 2;
+    t.deadline = manual_clock::now() + length;
+    auto on_done = [&t](error_code ec, int) {
+      BOOST_TEST((ec == asio::error::operation_aborted), ec.message());
+      t.fired_at = manual_clock::now();
+    };
+    if (i % 2)
+    {
+      t.tolerance = 12 * tick;
+      t.op->async_run(asio_wheel::cancel_at(t.deadline,
+          asio_wheel::tolerance(t.tolerance + tick / 3), on_done));  // rounded down
+    }
+    else
+    {
+      t.tolerance = (length / tick / 4) * tick;  // a quarter, in whole ticks
+      t.op->async_run(asio_wheel::cancel_at(t.deadline, on_done));
+    }
+  }
+  asio_wheel_test::advance_in_steps(io, 250 * tick, tick);
+
+  std::set<manual_clock::time_point> times;
+  for (const timed& t : ops)
+  {
+    BOOST_TEST_REQUIRE(t.fired_at.has_value());
+    BOOST_TEST((*t.fired_at >= t.deadline), "fired before its deadline");
+    BOOST_TEST((*t.fired_at <= t.deadline + t.tolerance + tick),
+        "fired " << (*t.fired_at - t.deadline).count() << " ns after its deadline, beyond "
+        << t.tolerance.count() << " ns + a tick");
+    times.insert(*t.fired_at);
+  }
+  BOOST_TEST(times.size() < ops.size() / 4, times.size() << " wakeups for " << ops.size()
+      << " timeouts whose windows overlap");
+  BOOST_TEST(service.stats().wakeups_saved > 0u);
+
+  BOOST_CHECK_THROW(asio_wheel::tolerance(-1ns), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(composed_read_until_times_out_and_completes, Adapter, adapters)

@@ -4,6 +4,8 @@
 // creates the service with the documented defaults.
 #include "wheel_test_support.hpp"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -66,8 +68,28 @@ BOOST_AUTO_TEST_CASE(zero_completions_per_slice_is_rejected_naming_the_field)
   check_rejected(make_options(1ms, 64, 0), "max_completions_per_slice");
 }
 
+BOOST_AUTO_TEST_CASE(tolerance_outside_zero_to_one_or_not_a_number_is_rejected_naming_it)
+{
+  // A fraction of each wait's length: below 0 a wait would complete early, above 1 it would
+  // wait more than twice its length, and NaN compares false with every bound.
+  for (const double bad : {-0.001, -1.0, 1.0001, 64.0, std::nan(""),
+           std::numeric_limits<double>::infinity()})
+  {
+    auto options = make_options(1ms, 64);
+    options.tolerance = bad;
+    check_rejected(options, "wheel_options::tolerance");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(valid_edge_values_are_accepted)
 {
+  for (const double fraction : {0.0, 1.0 / 64, 1.0})
+  {
+    auto options = make_options(1ms, 64);
+    options.tolerance = fraction;
+    asio::io_context io;
+    BOOST_CHECK_NO_THROW(install_service(io, options));
+  }
   const asio_wheel::wheel_options edges[] = {make_options(std::chrono::nanoseconds(1), 1, 1),
       make_options(1h, 2, 1), make_options(1ms, std::size_t(1) << 20, 100000)};
   for (const auto& options : edges)
@@ -104,6 +126,7 @@ BOOST_AUTO_TEST_CASE(use_service_and_the_first_timer_give_the_defaults)
     BOOST_TEST(options.tick.count() == std::chrono::nanoseconds(1ms).count());
     BOOST_TEST(options.slots == 4096u);
     BOOST_TEST(options.max_completions_per_slice == 256u);
+    BOOST_TEST(options.tolerance == 0.0, "the default must be precise");
   }
   {
     asio::io_context io;

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
+#include <stdexcept>
 
 // The global allocations of this program while counting (count_new.cpp).
 extern std::atomic<bool> counting;
@@ -131,6 +133,61 @@ BOOST_AUTO_TEST_CASE(uses_the_context_service)
   run_until(ioc, r.done);
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());
   BOOST_TEST(service.stats().waits_expired == 1u);
+}
+
+// A stream's timeouts take its own tolerance (tolerance()), or the context's fraction of their
+// length (wheel_options::tolerance): never early, never later than expiry + tolerance + a tick
+// (plus the loop's delay, here up to 100 ms of a loaded machine), and timeouts whose windows
+// overlap complete in shared wakeups.
+BOOST_AUTO_TEST_CASE(timeouts_keep_the_streams_or_the_contexts_tolerance)
+{
+  using clock = std::chrono::steady_clock;
+  constexpr auto loop_delay = 100ms;
+  for (const bool own : {true, false})
+  {
+    net::io_context ioc;
+    asio_wheel::wheel_options opts;
+    opts.tolerance = own ? 0.0 : 1.0;  // with 1, a timeout may be up to its length late
+    auto& service = net::make_service<service_type>(ioc, opts);
+    constexpr int n = 6;
+    std::array<std::unique_ptr<asio_wheel::beast::tcp_stream>, n> streams;
+    std::array<tcp::socket, n> peers{tcp::socket(ioc), tcp::socket(ioc), tcp::socket(ioc),
+        tcp::socket(ioc), tcp::socket(ioc), tcp::socket(ioc)};
+    std::array<result, n> results;
+    std::array<clock::time_point, n> expiry, fired;
+    std::array<char, 16> buf;
+    for (int i = 0; i < n; ++i)
+    {
+      streams[i] = std::make_unique<asio_wheel::beast::tcp_stream>(ioc);
+      peers[i] = connect_pair(ioc, *streams[i]);
+      if (own)
+        streams[i]->tolerance(150ms);
+      const auto length = 60ms + i * 5ms;
+      expiry[i] = clock::now() + length;
+      streams[i]->expires_after(length);
+      streams[i]->async_read_some(net::buffer(buf), [&, i](error_code ec, std::size_t) {
+        fired[i] = clock::now();
+        results[i].ec = ec;
+        results[i].done = true;
+      });
+    }
+    for (int i = 0; i < n; ++i)
+      run_until(ioc, results[i].done);
+    for (int i = 0; i < n; ++i)
+    {
+      const auto tolerance = own ? 150ms : 60ms + i * 5ms;
+      BOOST_TEST_REQUIRE(results[i].done);
+      BOOST_TEST(results[i].ec == timeout_ec, results[i].ec.message());
+      BOOST_TEST((fired[i] >= expiry[i]), "stream " << i << " timed out early");
+      BOOST_TEST((fired[i] <= expiry[i] + tolerance + 1ms + loop_delay), "stream " << i
+          << " timed out " << (fired[i] - expiry[i]) / 1ms << " ms after its expiry");
+    }
+    BOOST_TEST(service.stats().waits_expired == std::uint64_t(n));
+    BOOST_TEST(service.stats().wakeups_saved >= 1u, "no timeout shared a wakeup");
+  }
+  net::io_context ioc;
+  asio_wheel::beast::tcp_stream s(ioc);
+  BOOST_CHECK_THROW(s.tolerance(-1ms), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

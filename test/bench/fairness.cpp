@@ -24,12 +24,14 @@
 // saw the pong, a rough figure.
 //
 // W6 with a cascade (workload "W6_cascade"): the same storm, but the waits are
-// armed in an upper level of the wheel and move down to level 0 in the very
-// tick they expire (their slot's block begins at the storm), so the slices
-// also have to cascade 100k entries. The wheel's service is made with 256
-// slots (a 256 ms revolution) and the storm put at its 1024th tick: the start
-// of a level-1 block, beyond one revolution from the arms. steady_timer runs
-// the same storm, 1024 ms after its start.
+// armed in an upper level of the wheel and move down to level 0 one tick
+// before they expire (their slot's block begins then), so the slices also have
+// to cascade 100k entries, and the storm comes due while they do. The wheel's
+// service is made with 256 slots (a 256 ms revolution) and the storm put at
+// its 1025th tick: the second tick of a level-1 block, beyond one revolution
+// from the arms. (Not the block's first tick: a wait due there expires from
+// the upper level without moving down.) steady_timer runs the same storm,
+// 1025 ms after its start.
 //
 // The ping-pong starts before the storm and stops 20 ms after the last wait
 // fired, or after 1M round trips, or 10 s after the storm was due, whichever
@@ -188,9 +190,10 @@ private:
 };
 
 // The wheel's options for the cascade storm, and the storm's distance from the service's
-// creation: 1024 ticks = 4 slots of level 1 (256 ticks each), one level-1 block start.
+// creation: 1025 ticks, one after the start of a level-1 block (4 slots of level 1, 256 ticks
+// each).
 constexpr std::size_t cascade_slots = 256;
-constexpr auto cascade_storm_after = 1024ms;
+constexpr auto cascade_storm_after = 1025ms;
 
 template <class Timer>
 void run_fairness(std::size_t n, int threads, bool cascade, fairness_result& result)
@@ -203,7 +206,7 @@ void run_fairness(std::size_t n, int threads, bool cascade, fairness_result& res
   if (cascade)
   {
     // The service counts its ticks from its creation, a few ns after this read: the
-    // storm's expiry then lies just before tick 1024's boundary, so it is due at 1024.
+    // storm's expiry then lies just before tick 1025's boundary, so it is due at 1025.
     storm_at = clock_type::now() + cascade_storm_after;
     if constexpr (!std::is_same_v<Timer, boost::asio::steady_timer>)
     {
@@ -277,7 +280,8 @@ void run_variant(bench::report& report, const bench::options& opts, std::size_t 
       "ping-pong on 127.0.0.1; median of %d runs each; %d thread(s) in run()%s%s\n\n",
       wl.c_str(), n, reps, opts.threads,
       opts.threads == 1 ? ", io_context(1)" : ", default concurrency hint",
-      cascade ? "; the wheel's waits move down a level in the storm's tick (256 slots)" : "");
+      cascade ? "; the wheel's waits move down a level a tick before the storm (256 slots)"
+              : "");
   std::printf("%-13s %13s %17s %14s %13s %12s %10s %10s\n", "impl",
       "worst RTT us", "worst in storm us", "median before", "worst CPU us",
       "round trips", "in storm", "storm ms");

@@ -2,13 +2,14 @@
 """make_corpus.py: writes the seed corpus of timer_ops_fuzzer into corpus/ (next to this file).
 
 Each file is a small program in the byte format of test/model/timer_ops.hpp: byte 0 the wheel
-configuration (bit 4: the wall clock, which step_clock moves either way), then 4 bytes per
-operation (kind, timer | other << 3, amount as little-endian int16 in sixteenths of a tick;
-32767 and -32768 stand for the clock's max and min, and for step_clock the two far steps). The
-programs below are written by hand, one behaviour each, plus a few seeded random ones so the
-fuzzer starts from long mixed programs too. Deterministic: running it again rewrites the same
-files (those written before the wall clock existed keep their bytes). Usage:
-test/fuzz/make_corpus.py
+configuration (bit 4: the wall clock, which step_clock moves either way; bits 5-7: the
+context's tolerance, an index into tolerance_fractions), then 4 bytes per operation (kind,
+timer | other << 3, amount as little-endian int16 in sixteenths of a tick; 32767 and -32768
+stand for the clock's max and min, for step_clock the two far steps, and for set_tolerance
+duration::max() and a negative tolerance). The programs below are written by hand, one
+behaviour each, plus a few seeded random ones so the fuzzer starts from long mixed programs
+too. Deterministic: running it again rewrites the same files (those written before the wall
+clock or the tolerance existed keep their bytes). Usage: test/fuzz/make_corpus.py
 """
 import os
 import random
@@ -17,18 +18,22 @@ import struct
 # The order of asio_wheel_model::op_kind.
 (CREATE, ASYNC_WAIT, CANCEL, CANCEL_ONE, EXPIRES_AT, EXPIRES_AFTER, RESCHEDULE_AT,
  RESCHEDULE_AFTER, MOVE_CONSTRUCT, MOVE_ASSIGN, DESTROY, ADVANCE, ADVANCE_IN_STEPS,
- EMIT_CANCELLATION, STEP_CLOCK) = range(15)
-KIND_COUNT = 15
+ EMIT_CANCELLATION, STEP_CLOCK, SET_TOLERANCE) = range(16)
+KIND_COUNT = 16
 STEADY_KIND_COUNT = 14  # the kinds before step_clock: the random programs random_01..10 use these
+WALL_KIND_COUNT = 15    # and before set_tolerance: random_wall_01..06 use these
+
+# The index of each context tolerance in asio_wheel_model::tolerance_fractions (byte 0 bits 5-7).
+TOLERANCES = {0: 0, 1 / 64: 1, 1 / 4: 2, 1: 3, 1 / 2: 4, 1 / 8: 5, 1 / 16: 6, 1 / 32: 7}
 
 TICK = 16          # one tick, in the amount unit (1/16 tick)
 MAX, MIN = 32767, -32768
 
 
-def config(slots=16, budget=256, single_thread=False, wall=False):
+def config(slots=16, budget=256, single_thread=False, wall=False, tolerance=0):
     budgets = {1: 0, 2: 1, 3: 2, 256: 3}
     return ((1 if slots == 8 else 0) | (budgets[budget] << 1) | (8 if single_thread else 0)
-            | (16 if wall else 0))
+            | (16 if wall else 0) | (TOLERANCES[tolerance] << 5))
 
 
 def op(kind, timer=0, other=0, amount=0):
@@ -65,6 +70,11 @@ def step(amount, mid_advance=0, then_wait_on=None):
 
 def wall(**kw):
     return config(wall=True, **kw)
+
+
+def tolerance(t, amount):
+    """t.tolerance(amount sixteenths of a tick); MAX: duration::max(), MIN: -1 ns (throws)."""
+    return op(SET_TOLERANCE, t, 0, amount)
 
 
 PROGRAMS = {
@@ -210,24 +220,74 @@ PROGRAMS = {
                                                           op(EXPIRES_AFTER, 0, 0, 2 * TICK),
                                                           *wait_on(0),
                                                           op(ADVANCE_IN_STEPS, 0, 2, 3 * TICK)]),
+    # Tolerance: the context's fraction (byte 0 bits 5-7) and set_tolerance.
+    'tolerance_context_quarter': (
+        config(tolerance=1 / 4),
+        [op(CREATE, 0, 2, 40 * TICK), *wait_on(0, 2), op(CREATE, 1, 2, 37 * TICK + 5), *wait_on(1),
+         op(ADVANCE, 0, 0, 30 * TICK), op(ADVANCE_IN_STEPS, 0, 0, 22 * TICK)]),
+    'tolerance_own_in_ticks': (
+        config(slots=8),
+        [op(CREATE, 0), tolerance(0, 4 * TICK + 7), op(EXPIRES_AFTER, 0, 0, 10 * TICK + 3),
+         *wait_on(0), op(CREATE, 1, 1, 11 * TICK), *wait_on(1),
+         op(ADVANCE_IN_STEPS, 0, 2, 16 * TICK)]),
+    'tolerance_zero_in_tolerant_context': (
+        config(tolerance=1),
+        [op(CREATE, 0), tolerance(0, 0), op(EXPIRES_AFTER, 0, 0, 20 * TICK), *wait_on(0),
+         op(CREATE, 1, 2, 20 * TICK), *wait_on(1), op(ADVANCE, 0, 0, 19 * TICK),
+         op(ADVANCE_IN_STEPS, 0, 0, 22 * TICK)]),
+    'tolerance_lowered_with_waits_pending': (
+        config(),
+        [op(CREATE, 0), tolerance(0, 16 * TICK), op(EXPIRES_AFTER, 0, 0, 1), *wait_on(0, 2),
+         op(ADVANCE_IN_STEPS, 0, 3, 4 * TICK), tolerance(0, 8)]),
+    'tolerance_reschedule_keeps_own': (
+        config(tolerance=1 / 2),
+        [op(CREATE, 0, 2, 30 * TICK), *wait_on(0), op(ADVANCE, 0, 0, 5 * TICK),
+         tolerance(0, 3 * TICK), op(RESCHEDULE_AFTER, 0, 0, 12 * TICK),
+         op(ADVANCE_IN_STEPS, 0, 1, 17 * TICK)]),
+    'tolerance_moves_with_timer': (
+        config(tolerance=1 / 4),
+        [op(CREATE, 0), tolerance(0, 8 * TICK), op(EXPIRES_AFTER, 0, 0, 4 * TICK), *wait_on(0),
+         op(MOVE_CONSTRUCT, 1, 0), op(EXPIRES_AFTER, 0, 0, 40 * TICK), *wait_on(0),
+         op(CREATE, 2, 2, 2 * TICK), op(MOVE_ASSIGN, 2, 1), op(ADVANCE_IN_STEPS, 0, 2, 32 * TICK),
+         op(ADVANCE_IN_STEPS, 0, 2, 32 * TICK)]),
+    'tolerance_negative_and_max': (
+        config(),
+        [op(CREATE, 0, 2, 3 * TICK), tolerance(0, MIN), tolerance(0, MAX), *wait_on(0),
+         op(ADVANCE, 0, 0, 5 * R16), tolerance(0, 2 * TICK)]),
+    'tolerance_wall_step_back': (
+        wall(tolerance=1),
+        [op(CREATE, 0, 2, 9 * TICK), *wait_on(0), op(ADVANCE, 0, 0, 10 * TICK), step(-5 * TICK),
+         op(ADVANCE_IN_STEPS, 0, 1, 16 * TICK)]),
+    'tolerance_wall_step_back_mid_advance': (
+        wall(budget=1, single_thread=True, tolerance=1 / 2),
+        [op(CREATE, t, 2, 6 * TICK + 16 * t) for t in range(4)]
+        + [op(ASYNC_WAIT, t) for t in range(4)]
+        + [step(-3 * TICK, 3), op(ADVANCE_IN_STEPS, 0, 3, 12 * TICK)]),
 }
 
 
-def random_program(seed, wall_clock=False):
+def random_program(seed, wall_clock=False, tolerant=False):
     rng = random.Random(seed)
     ops = []
+    kinds = KIND_COUNT if tolerant else WALL_KIND_COUNT if wall_clock else STEADY_KIND_COUNT
     for _ in range(rng.randrange(20, 80)):
-        kind = rng.randrange(KIND_COUNT if wall_clock else STEADY_KIND_COUNT)
+        kind = rng.randrange(kinds)
+        if kind == STEP_CLOCK and not wall_clock:
+            kind = ADVANCE_IN_STEPS  # (a tolerant program on the steady clock)
         if kind in (ADVANCE, ADVANCE_IN_STEPS):
             amount = rng.choice([TICK, rng.randrange(1, 3 * TICK), rng.randrange(R16, 3 * R16)])
         elif kind == STEP_CLOCK:
             amount = rng.choice([MIN, MAX, -rng.randrange(1, TICK + 1), -rng.randrange(1, 4 * TICK),
                                  -rng.randrange(R16, 3 * R16), rng.randrange(1, 4 * TICK)])
+        elif kind == SET_TOLERANCE:
+            amount = rng.choice([0, MAX, MIN, rng.randrange(1, 4 * TICK),
+                                 rng.randrange(R16, 3 * R16)])
         else:
             amount = rng.choice([0, MAX, MIN, rng.randrange(-R16, 3 * R16), 4 * TICK])
         ops.append(op(kind, rng.randrange(6), rng.randrange(32), amount))
+    tol = rng.choice(list(TOLERANCES)) if tolerant else 0
     return config(slots=rng.choice([8, 16]), budget=rng.choice([1, 2, 3, 256]),
-                  single_thread=rng.random() < 0.5, wall=wall_clock), ops
+                  single_thread=rng.random() < 0.5, wall=wall_clock, tolerance=tol), ops
 
 
 def main():
@@ -238,6 +298,9 @@ def main():
         programs['random_%02d' % seed] = random_program(seed)
     for seed in range(1, 7):
         programs['random_wall_%02d' % seed] = random_program(1000 + seed, wall_clock=True)
+    for seed in range(1, 7):
+        programs['random_tolerance_%02d' % seed] = random_program(
+            2000 + seed, wall_clock=seed % 2 == 0, tolerant=True)
     for name, (cfg, ops) in sorted(programs.items()):
         with open(os.path.join(out, name), 'wb') as f:
             f.write(bytes([cfg]) + b''.join(ops))

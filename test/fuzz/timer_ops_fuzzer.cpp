@@ -2,11 +2,12 @@
 // program in the operation language of test/model/timer_ops.hpp (byte 0 the wheel
 // configuration, then 4 bytes per operation); the program runs against real
 // basic_wheel_timer objects on a manual clock (manual_clock, or manual_wall_clock, which
-// steps back and forth, when bit 4 of byte 0 is set) and the reference model, exactly as in
-// the randomized model test, and any disagreement aborts with a description of the failing
-// operation. Built with clang and -fsanitize=fuzzer,address,undefined when
-// ASIO_WHEEL_BUILD_FUZZERS=ON; otherwise corpus_replay.cpp supplies a main() that runs the
-// seed corpus through the same function, so the corpus stays valid in every build.
+// steps back and forth, when bit 4 of byte 0 is set; bits 5-7 pick the context's tolerance)
+// and the reference model, exactly as in the randomized model test, and any disagreement
+// aborts with a description of the failing operation. Built with clang and
+// -fsanitize=fuzzer,address,undefined when ASIO_WHEEL_BUILD_FUZZERS=ON; otherwise
+// corpus_replay.cpp supplies a main() that runs the seed corpus through the same function, so
+// the corpus stays valid in every build.
 #include "../model/timer_ops.hpp"
 
 #include <cstddef>

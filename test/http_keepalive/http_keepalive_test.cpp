@@ -257,6 +257,39 @@ BOOST_AUTO_TEST_CASE(idle_connection_is_closed_after_the_idle_timeout) {
   }
 }
 
+// --idle-tolerance (http_keepalive only): a connection's idle close may come up to that
+// fraction of the idle timeout late, never early. The bound is the tolerance's share, the
+// wheel's tick (1 ms: http_keepalive keeps wheel_options' default) and 100 ms for a loaded
+// machine, the margin the keepalive chat tests allow too.
+BOOST_AUTO_TEST_CASE(idle_tolerance_closes_late_by_at_most_its_fraction_never_early) {
+  constexpr double idle = 400.0, tolerance = 0.25, tick = 1.0, margin = 100.0;
+  const double latest = idle + tolerance * idle + tick + margin;
+  http_server server(wheel, {"--idle-timeout", "400ms", "--idle-tolerance", "0.25"});
+  line_client after_request(server.port());
+  // The timeout for the next read is armed after the response is written: not before
+  // `sent`, and not much after `answered`.
+  const auto sent = clock_type::now();
+  BOOST_REQUIRE(after_request.send(get));
+  BOOST_TEST_REQUIRE(read_response(after_request).has_value());
+  const auto answered = clock_type::now();
+  line_client silent(server.port());
+
+  BOOST_TEST(after_request.wait_for_close(2000ms) == line_client::close_kind::eof,
+             "an idle keep-alive connection was not closed within 2 s of its response");
+  const double idle_ms = ms_since(sent, clock_type::now());
+  const double late_ms = ms_since(answered, clock_type::now());
+  BOOST_TEST_MESSAGE("after a request: closed " << idle_ms << " ms after it was sent");
+  BOOST_TEST(idle_ms >= idle, "closed " << idle_ms << " ms after the request, before the 400 ms idle timeout");
+  BOOST_TEST(late_ms <= latest, "closed " << late_ms << " ms after the response, later than " << latest << " ms");
+
+  BOOST_TEST(silent.wait_for_close(2000ms) == line_client::close_kind::eof,
+             "a connection that never sent a request was not closed within 2 s");
+  const double silent_ms = ms_since(silent.connect_started(), clock_type::now());
+  BOOST_TEST_MESSAGE("silent: closed " << silent_ms << " ms after connecting");
+  BOOST_TEST(silent_ms >= idle, "closed after " << silent_ms << " ms, before the 400 ms idle timeout");
+  BOOST_TEST(silent_ms <= latest, "closed after " << silent_ms << " ms, later than " << latest << " ms");
+}
+
 // Each read gets a fresh timeout: requests spaced well under the timeout apart
 // keep the connection, for longer than the timeout in all.
 BOOST_AUTO_TEST_CASE(each_request_restarts_the_idle_timeout) {
@@ -340,6 +373,31 @@ BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_naming_the_flag) {
   }
 }
 
+// Bad values exit 2 naming the flag, as every flag's do. The two programs whose timeouts are
+// not wheel entries reject the flag itself, whatever its value.
+BOOST_AUTO_TEST_CASE(idle_tolerance_bad_values_and_other_streams_exit_2_naming_the_flag) {
+  std::vector<std::pair<const program*, std::vector<std::string>>> cases;
+  for (const char* bad : {"-0.1", "1.5", "a lot", "1/0", "nan", "1/64s", ""})
+    cases.push_back({&wheel, {"--idle-tolerance", bad}});
+  cases.push_back({&wheel, {"--idle-tolerance"}});
+  for (const program* p : {&beast, &no_timeout}) {
+    cases.push_back({p, {"--idle-tolerance", "1/64"}});
+    cases.push_back({p, {"--idle-tolerance", "0"}});
+  }
+  for (const auto& [p, args] : cases) {
+    BOOST_TEST_CONTEXT(p->name << " " << args[0] << (args.size() > 1 ? " \"" + args[1] + "\"" : "")) {
+      child_process child(p->path, args, true);
+      const auto status = child.wait_for_exit(5000ms);
+      BOOST_TEST_REQUIRE(status.has_value());
+      BOOST_TEST(*status == 2);
+      const std::string error = child.read_rest_of_stderr(1000ms);
+      BOOST_TEST(error.find("--idle-tolerance") != std::string::npos, "stderr: " << error);
+      BOOST_TEST(std::count(error.begin(), error.end(), '\n') == 1, "not one line: " << error);
+      if (p != &wheel) BOOST_TEST(error.find("only http_keepalive") != std::string::npos, "stderr: " << error);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(help_lists_the_flags_and_exits_zero) {
   for (const auto& p : all_programs) {
     BOOST_TEST_CONTEXT(p.name) {
@@ -348,7 +406,7 @@ BOOST_AUTO_TEST_CASE(help_lists_the_flags_and_exits_zero) {
       const auto status = child.wait_for_exit(5000ms);
       BOOST_TEST_REQUIRE(status.has_value());
       BOOST_TEST(*status == 0);
-      for (const char* flag : {"--bind", "--port", "--threads", "--idle-timeout", "--no-timeout", "--body"})
+      for (const char* flag : {"--bind", "--port", "--threads", "--idle-timeout", "--no-timeout", "--idle-tolerance", "--body"})
         BOOST_TEST(text.find(flag) != std::string::npos, flag << " missing from --help");
     }
   }

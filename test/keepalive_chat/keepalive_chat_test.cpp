@@ -104,7 +104,8 @@ BOOST_AUTO_TEST_CASE(stats_reports_connections_and_wheel_stats) {
   alice.read_welcome();
   const auto stats = query_stats(server.port());  // a second connection
   for (const char* key : {"connections", "max_connections", "accepted", "idle_timeout_ms", "tick_us", "slots",
-                          "timers_in_wheel", "pending_waits", "queued_completions", "drive_wakeups", "empty_wakeups",
+                          "tolerance_ppm", "timers_in_wheel", "pending_waits", "queued_completions", "drive_wakeups",
+                          "wakeups_saved", "empty_wakeups",
                           "waits_expired", "waits_cancelled", "lazy_refilings", "round_revisits", "cascades", "max_lateness_us",
                           "kicked_idle", "kicked_write_timeout", "kicked_queue_full", "kicked_line_too_long",
                           "idle_close_late_p50_ms", "idle_close_late_p99_ms", "idle_close_late_max_us"})
@@ -113,6 +114,7 @@ BOOST_AUTO_TEST_CASE(stats_reports_connections_and_wheel_stats) {
   BOOST_TEST(stats.at("max_connections") == 77u);
   BOOST_TEST(stats.at("idle_timeout_ms") == 30000u);
   BOOST_TEST(stats.at("tick_us") == 10000u);
+  BOOST_TEST(stats.at("tolerance_ppm") == 0u);  // precise unless --idle-tolerance says otherwise
   // Each session keeps two waits pending: the read-idle one and the parked write deadline.
   BOOST_TEST(stats.at("pending_waits") == 4u);
 }
@@ -186,27 +188,65 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(idle_policy)
 
+// A client that says nothing from `since` on gets a PING at idle / 2 and a BYE at idle, neither
+// early nor later than `allowed` ms, and is then closed with a FIN.
+void expect_ping_then_bye_from(line_client& client, clock_type::time_point since, double idle, double allowed,
+                               const std::string& who) {
+  expect_line(client, "PING", 1500ms);
+  const double ping_ms = ms_since(since, clock_type::now());
+  expect_line(client, "BYE idle-timeout", 1500ms);
+  const double bye_ms = ms_since(since, clock_type::now());
+  const auto end = client.wait_for_close(1000ms);
+  const double closed_ms = ms_since(since, clock_type::now());
+  BOOST_TEST_MESSAGE(who << ": PING after " << ping_ms << " ms, BYE after " << bye_ms << " ms, closed after "
+                         << closed_ms << " ms");
+  BOOST_TEST(ping_ms >= idle / 2, who << ": PING came early");
+  BOOST_TEST(ping_ms <= idle / 2 + allowed, who << ": PING came late");
+  BOOST_TEST(bye_ms >= idle, who << ": BYE came early");
+  BOOST_TEST(closed_ms <= idle + allowed, who << ": closed late");
+  BOOST_TEST(close_kind_name(end) == "EOF");
+}
+
 BOOST_AUTO_TEST_CASE(silent_client_gets_ping_at_half_idle_and_bye_at_idle) {
   server_process server({"--idle-timeout", "1s", "--tick", "10ms"});
   line_client client(server.port());
   client.read_welcome();
-  expect_line(client, "PING", 1500ms);
-  const double ping_ms = ms_since(client.connect_started(), clock_type::now());
-  expect_line(client, "BYE idle-timeout", 1500ms);
-  const double bye_ms = ms_since(client.connect_started(), clock_type::now());
-  const auto end = client.wait_for_close(1000ms);
-  const double closed_ms = ms_since(client.connect_started(), clock_type::now());
-  BOOST_TEST_MESSAGE("PING after " << ping_ms << " ms, BYE after " << bye_ms << " ms, closed after " << closed_ms << " ms");
   const double allowed = std::chrono::duration<double, std::milli>(allowed_lateness).count();
-  BOOST_TEST(ping_ms >= 500.0, "PING came early");
-  BOOST_TEST(ping_ms <= 500.0 + allowed, "PING came late");
-  BOOST_TEST(bye_ms >= 1000.0, "BYE came early");
-  BOOST_TEST(closed_ms <= 1000.0 + allowed, "closed late");
-  BOOST_TEST(close_kind_name(end) == "EOF");
+  expect_ping_then_bye_from(client, client.connect_started(), 1000.0, allowed, "silent");
   // The server's own record of that close agrees.
   const auto stats = query_stats(server.port());
   BOOST_TEST(stats.at("kicked_idle") == 1u);
   BOOST_TEST(stats.at("idle_close_late_max_us") <= static_cast<std::uint64_t>(allowed * 1000.0));
+}
+
+BOOST_AUTO_TEST_CASE(idle_tolerance_makes_closes_late_by_at_most_its_fraction_never_early) {
+  // --idle-tolerance 1/4 of a 400 ms idle timeout: the PING and the close may each come up to
+  // 100 ms late (the server's waits are shorter than the timeout, so less in fact), never early.
+  // First a client silent from the start, then one whose line moved its idle clock later
+  // (reschedule_after, the other way the server arms the idle wait).
+  constexpr double idle = 400.0, tolerance = 0.25;
+  server_process server({"--idle-timeout", "400ms", "--tick", "10ms", "--idle-tolerance", "1/4"});
+  BOOST_TEST_REQUIRE(query_stats(server.port()).at("tolerance_ppm") == 250000u, "the flag did not reach the wheel");
+  const double allowed = std::chrono::duration<double, std::milli>(allowed_lateness).count() + tolerance * idle;
+  {
+    line_client client(server.port());
+    client.read_welcome();
+    expect_ping_then_bye_from(client, client.connect_started(), idle, allowed, "silent");
+  }
+  {
+    line_client client(server.port());
+    client.read_welcome();
+    BOOST_TEST_REQUIRE(client.stays_quiet_for(100ms));
+    // Taken before the line leaves: the server's idle clock restarts later.
+    const auto sent = clock_type::now();
+    expect_nothing_but_pong(client);
+    expect_ping_then_bye_from(client, sent, idle, allowed, "after a line");
+  }
+  // The server's own record of the two closes agrees.
+  const auto stats = query_stats(server.port());
+  BOOST_TEST(stats.at("kicked_idle") == 2u);
+  BOOST_TEST(stats.at("idle_close_late_max_us") <= static_cast<std::uint64_t>(allowed * 1000.0));
+  BOOST_TEST_MESSAGE("drive_wakeups " << stats.at("drive_wakeups") << ", wakeups_saved " << stats.at("wakeups_saved"));
 }
 
 BOOST_AUTO_TEST_CASE(chatting_client_survives_several_idle_periods) {
@@ -372,6 +412,9 @@ BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag) {
       {"--tick", "5parsecs"},      {"--port", "70000"},        {"--threads", "0"},
       {"--bind", "nowhere"},       {"--max-connections", "-1"}, {"--max-line", "12x"},
       {"--write-timeout", "1h"},   {"--frobnicate", "1"},      {"--port"},
+      {"--idle-tolerance", "-0.1"}, {"--idle-tolerance", "1.5"}, {"--idle-tolerance", "a lot"},
+      {"--idle-tolerance", "1/0"}, {"--idle-tolerance", "nan"},  {"--idle-tolerance", "1/64s"},
+      {"--idle-tolerance"},
   };
   for (const auto& args : cases) {
     child_process server(server_binary(), args, /*capture_stderr=*/true);
@@ -394,8 +437,8 @@ BOOST_AUTO_TEST_CASE(help_lists_every_flag_and_exits_zero) {
   const auto status = server.wait_for_exit(5000ms);
   BOOST_TEST_REQUIRE(status.has_value());
   BOOST_TEST(*status == 0);
-  for (const char* flag : {"--bind", "--port", "--idle-timeout", "--tick", "--write-timeout", "--max-connections",
-                           "--threads", "--max-line", "--max-queue", "--help"})
+  for (const char* flag : {"--bind", "--port", "--idle-timeout", "--tick", "--idle-tolerance", "--write-timeout",
+                           "--max-connections", "--threads", "--max-line", "--max-queue", "--help"})
     BOOST_TEST(out.find(flag) != std::string::npos, "--help does not mention " << flag);
 }
 

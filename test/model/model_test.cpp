@@ -2,6 +2,8 @@
 // timer operations (timer_ops.hpp) that runs against real basic_wheel_timer objects on a manual
 // clock and against the reference model side by side: odd seeds on manual_clock (steady), even
 // seeds on manual_wall_clock, whose programs also step the clock back and forth (step_clock).
+// Half of the seeds, on either clock, also use tolerances (a context tolerance, set_tolerance
+// ops, or both: add_tolerance), which let waits complete late within a window.
 // A failing seed is delta-debugged down to the shortest program that still fails the same way,
 // and the report prints the seed, the wheel configuration and that program, one operation a
 // line.
@@ -77,6 +79,23 @@ std::int32_t random_step_amount(std::mt19937_64& rng, std::size_t slots)
   }
 }
 
+// Tolerances of set_tolerance: none (precise in a tolerant context), under a few ticks (the
+// sixteenths round down), whole ticks, more than most waits last, the largest, and now and
+// then a negative one, which must be refused.
+std::int32_t random_tolerance_amount(std::mt19937_64& rng, std::size_t slots)
+{
+  const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
+  switch (rng() % 10)
+  {
+  case 0: case 1: return 0;
+  case 2: return far_future;                                                   // duration::max()
+  case 3: return far_past;                                                     // -1 ns: throws
+  case 4: case 5: return static_cast<std::int32_t>(rng() % (4 * 16)) + 1;     // under 4 ticks
+  case 6: case 7: return static_cast<std::int32_t>(rng() % 4 + 1) * 16;       // whole ticks
+  default: return revolution + static_cast<std::int32_t>(rng() % (3 * revolution));
+  }
+}
+
 std::int32_t random_advance_amount(std::mt19937_64& rng, std::size_t slots)
 {
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
@@ -87,6 +106,38 @@ std::int32_t random_advance_amount(std::mt19937_64& rng, std::size_t slots)
   case 2: return static_cast<std::int32_t>(rng() % 4);                         // a sliver
   default: return static_cast<std::int32_t>(rng() % (2 * 16)) + 1;             // within 2 ticks
   }
+}
+
+// Tolerance in half of the seeds: a quarter get a context tolerance (half of them with
+// set_tolerance ops too), another quarter set_tolerance ops alone. Drawn from a generator of
+// their own and added to the program made without them, so that the other half of the seeds
+// make the programs they made before tolerances existed. These programs also get more clock
+// moves in small steps: the clock then passes through the window in which the library may
+// complete a wait, and reaches its end at most a step late, where the model checks it.
+void add_tolerance(program& p, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed + 0x9e3779b97f4a7c15);
+  const std::uint64_t kind = rng() % 8;
+  if (kind >= 4)
+    return;
+  if (kind < 2)
+    p.config.tolerance = 1 + static_cast<std::size_t>(rng() % (tolerance_count - 1));
+  const bool own = kind != 1;
+  const auto revolution = static_cast<std::int32_t>(p.config.slots * units_per_tick);
+  std::vector<timer_op> ops;
+  for (const timer_op& op : p.ops)
+  {
+    // About one op in eight, so that timers wait under their own tolerance and change it with
+    // waits pending.
+    if (own && rng() % 8 == 0)
+      ops.push_back({op_kind::set_tolerance, static_cast<std::uint8_t>(rng() % timer_count), 0,
+          random_tolerance_amount(rng, p.config.slots)});
+    if (rng() % 12 == 0)
+      ops.push_back({op_kind::advance_in_steps, 0, static_cast<std::uint8_t>(rng() % 4),
+          static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(2 * revolution)) + 1});
+    ops.push_back(op);
+  }
+  p.ops = std::move(ops);
 }
 
 program make_program(std::uint64_t seed)
@@ -159,6 +210,7 @@ program make_program(std::uint64_t seed)
     }
     p.ops.push_back(op);
   }
+  add_tolerance(p, seed);
   return p;
 }
 
@@ -263,6 +315,9 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     totals.clock_steps_back_made += summary.clock_steps_back_made;
     totals.clock_steps_back += summary.clock_steps_back;
     totals.waits_before_boundary += summary.waits_before_boundary;
+    totals.tolerant_waits_succeeded += summary.tolerant_waits_succeeded;
+    totals.waits_held_by_tolerance += summary.waits_held_by_tolerance;
+    totals.wakeups_saved += summary.wakeups_saved;
     if (f)
     {
       ++failures;
@@ -284,11 +339,14 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
   BOOST_TEST_MESSAGE(count << " seeds (" << first << ".." << first + count - 1 << "), "
       << totals.ops_run << " ops, " << totals.waits_started << " waits ("
       << totals.waits_succeeded << " expired, " << totals.waits_aborted << " aborted), "
-      << failures << " failing seeds, " << seconds << " s; max lateness while the clock moved in"
-      << " steps of <= 1/4 tick: " << totals.max_lateness_stepped.count() << " ns of manual time"
-      << " (tick " << model_tick.count() << " ns); wall clock: " << totals.clock_steps_back_made
-      << " steps back, " << totals.clock_steps_back << " rewinds of the wheel, "
-      << totals.waits_before_boundary << " waits completed before their tick boundary");
+      << failures << " failing seeds, " << seconds << " s; max lateness beyond the tolerance"
+      << " while the clock moved in steps of <= 1/4 tick: " << totals.max_lateness_stepped.count()
+      << " ns of manual time (tick " << model_tick.count() << " ns); wall clock: "
+      << totals.clock_steps_back_made << " steps back, " << totals.clock_steps_back
+      << " rewinds of the wheel, " << totals.waits_before_boundary << " waits completed before"
+      << " their tick boundary; tolerance: " << totals.tolerant_waits_succeeded << " waits expired"
+      << " with one, " << totals.waits_held_by_tolerance << " of them held past their tick"
+      << " boundary, wakeups_saved " << totals.wakeups_saved);
   // The run must have exercised what it claims to, or it proves nothing.
   BOOST_TEST(totals.waits_succeeded > 0u);
   BOOST_TEST(totals.waits_aborted > 0u);
@@ -297,6 +355,9 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     BOOST_TEST(totals.clock_steps_back > 0u, "no program made the wheel move back");
     BOOST_TEST(totals.waits_before_boundary > 0u,
         "no program completed a wait between its expiry and its tick boundary");
+    BOOST_TEST(totals.waits_held_by_tolerance > 0u,
+        "no program had a wait completing later than its tick boundary by its tolerance");
+    BOOST_TEST(totals.wakeups_saved > 0u, "no program saved a wakeup by a tolerance");
   }
 }
 
@@ -378,6 +439,7 @@ BOOST_AUTO_TEST_CASE(byte_encoding_round_trips)
   BOOST_TEST(c.slots == p.config.slots);
   BOOST_TEST(c.max_completions_per_slice == p.config.max_completions_per_slice);
   BOOST_TEST(c.single_thread_hint == p.config.single_thread_hint);
+  BOOST_TEST(c.tolerance == p.config.tolerance);
   const std::vector<timer_op> decoded = decode_ops(bytes.data() + 1, bytes.size() - 1);
   BOOST_TEST_REQUIRE(decoded.size() == clamped.size());
   for (std::size_t i = 0; i < decoded.size(); ++i)
@@ -654,6 +716,7 @@ BOOST_AUTO_TEST_CASE(byte_encoding_round_trips_a_wall_clock_program)
   BOOST_TEST(c.slots == p.config.slots);
   BOOST_TEST(c.max_completions_per_slice == p.config.max_completions_per_slice);
   BOOST_TEST(c.single_thread_hint == p.config.single_thread_hint);
+  BOOST_TEST(c.tolerance == p.config.tolerance);
   const std::vector<timer_op> decoded = decode_ops(bytes.data() + 1, bytes.size() - 1);
   BOOST_TEST_REQUIRE(decoded.size() == p.ops.size());
   for (std::size_t i = 0; i < decoded.size(); ++i)
@@ -694,4 +757,172 @@ BOOST_AUTO_TEST_CASE(wall_clock_wait_that_abandons_an_advance_in_progress_leaves
   BOOST_TEST(!f, describe_failure(f));
   BOOST_TEST(s.waits_succeeded == 2u);
   BOOST_TEST(s.clock_steps_back == 1u);
+}
+
+// ---- tolerance: a wait may complete up to its tolerance late, never early --------------------
+
+namespace {
+
+wheel_config tolerant_config(std::size_t fraction, bool wall = false)
+{
+  wheel_config c;
+  c.tolerance = fraction;  // tolerance_fractions: 2 is 1/4, 3 is 1
+  c.wall_clock = wall;
+  return c;
+}
+
+} // namespace
+
+// Bits 5-7 of byte 0 carry the context's tolerance; a byte 0 written before tolerances existed
+// (bits 5-7 clear) means none. A quarter of the seeds have one, and set_tolerance ops come in
+// others.
+BOOST_AUTO_TEST_CASE(byte_encoding_carries_the_tolerance)
+{
+  for (std::size_t i = 0; i < tolerance_count; ++i)
+  {
+    wheel_config c;
+    c.slots = 8;
+    c.wall_clock = true;
+    c.tolerance = i;
+    const std::uint8_t b = encode_config(c);
+    BOOST_TEST(decode_config(b).tolerance == i);
+    BOOST_TEST(decode_config(b).wall_clock);
+    BOOST_TEST(decode_config(static_cast<std::uint8_t>(b & 31)).tolerance == 0u);
+  }
+  std::size_t tolerant = 0, with_ops = 0;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed)
+  {
+    const program p = make_program(seed);
+    tolerant += p.config.tolerance != 0 ? 1 : 0;
+    for (const timer_op& op : p.ops)
+      if (op.kind == op_kind::set_tolerance)
+      {
+        ++with_ops;
+        break;
+      }
+  }
+  BOOST_TEST(tolerant > 60u);
+  BOOST_TEST(tolerant < 140u);
+  BOOST_TEST(with_ops > 120u);
+}
+
+// Under the context's 1/4, a wait of 40 ticks may complete up to 10 ticks late: never before
+// its expiry, at the latest once the clock reaches tick 50 (the model checks every settle of
+// the stepped advance, and t0.tolerance()).
+BOOST_AUTO_TEST_CASE(tolerance_of_the_context_lets_a_wait_complete_within_its_window)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 2, 16 * 40},       // t0 = timer(ex, 40 ticks): tolerance 10 ticks
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::advance, 0, 0, 16 * 39},
+    {op_kind::advance_in_steps, 0, 0, 16 * 12},  // to 51 ticks in steps of 1/16 tick
+  };
+  run_summary s;
+  const auto f = run_program(tolerant_config(2), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 1u);
+  BOOST_TEST(s.tolerant_waits_succeeded == 1u);
+}
+
+// A timer's own tolerance replaces the context's: zero makes it precise in a tolerant context
+// (t0 completes exactly at its tick), while t1 keeps the context's whole length (1: 20 ticks).
+BOOST_AUTO_TEST_CASE(tolerance_zero_makes_a_timer_precise_in_a_tolerant_context)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 0, 0},
+    {op_kind::set_tolerance, 0, 0, 0},      // t0.tolerance(0)
+    {op_kind::expires_after, 0, 0, 16 * 20},
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::create, 1, 2, 16 * 20},       // t1 = timer(ex, 20 ticks): tolerance 20 ticks
+    {op_kind::async_wait, 1, 0, 0},
+    {op_kind::advance, 0, 0, 16 * 19},
+    {op_kind::advance_in_steps, 0, 0, 16 * 2},  // t0 at tick 20
+    {op_kind::advance_in_steps, 0, 3, 16 * 20},  // t1 by tick 40
+  };
+  run_summary s;
+  const auto f = run_program(tolerant_config(3), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 2u);
+  BOOST_TEST(s.tolerant_waits_succeeded == 1u);
+}
+
+// Lowering the tolerance of a timer with a wait pending: a wait whose new window has passed
+// completes at once (the model requires it in the settle after the call), whatever the old
+// tolerance had made of it; a negative tolerance is refused and changes nothing.
+BOOST_AUTO_TEST_CASE(lowering_the_tolerance_completes_waits_past_their_new_window)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 0, 0},
+    {op_kind::set_tolerance, 0, 0, 16 * 16},  // t0.tolerance(16 ticks)
+    {op_kind::set_tolerance, 0, 0, far_past},  // t0.tolerance(-1ns): throws
+    {op_kind::expires_after, 0, 0, 1},      // tick 1
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::advance_in_steps, 0, 3, 16 * 4},  // tick 4: within the window
+    {op_kind::set_tolerance, 0, 0, 8},      // half a tick: none, due since tick 1
+  };
+  run_summary s;
+  const auto f = run_program(wheel_config{}, program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 1u);
+}
+
+// A timer's own tolerance moves with it (like its expiry and its waits); the moved-from timer
+// is under the context's tolerance again (1/4 of its next expiry's length).
+BOOST_AUTO_TEST_CASE(tolerance_moves_with_the_timer)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 0, 0},
+    {op_kind::set_tolerance, 0, 0, 16 * 8},  // t0.tolerance(8 ticks)
+    {op_kind::expires_after, 0, 0, 16 * 4},
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::move_construct, 1, 0, 0},     // t1 = timer(std::move(t0)): 8 ticks, 1 wait
+    {op_kind::expires_after, 0, 0, 16 * 40},  // t0: the context's, 10 ticks
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::create, 2, 2, 16 * 2},
+    {op_kind::move_assign, 2, 1, 0},        // t2 = std::move(t1): 8 ticks, 1 wait
+    {op_kind::advance_in_steps, 0, 2, 16 * 32},
+    {op_kind::advance_in_steps, 0, 2, 16 * 32},
+  };
+  run_summary s;
+  const auto f = run_program(tolerant_config(2), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 2u);
+}
+
+// On the wall clock the window is in clock time: a tolerant wait that the clock passed
+// without completing it, and then left behind by a step back, must not complete until the
+// clock gets back to its expiry; by expiry + tolerance + one tick it has.
+BOOST_AUTO_TEST_CASE(wall_clock_tolerant_wait_left_behind_by_a_step_back_waits_for_the_clock)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 0, 2, 16 * 9},        // t0 = timer(ex, 9 ticks): tolerance 9 ticks
+    {op_kind::async_wait, 0, 0, 0},
+    {op_kind::advance, 0, 0, 16 * 10},      // past the expiry, inside the window
+    {op_kind::step_clock, 0, 0, -16 * 5},   // back before the expiry
+    {op_kind::advance_in_steps, 0, 1, 16 * 16},
+  };
+  run_summary s;
+  const auto f = run_program(tolerant_config(3, true), program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 1u);
+  BOOST_TEST(s.clock_steps_back_made == 1u);
+}
+
+// wheel_stats::wakeups_saved counts waits (wheel_options.hpp: "Waits that completed at a
+// later tick than their own"): a timer with two waits that its tolerance holds past their
+// tick boundary saves two. (Minimised from seed 155 of the random test.)
+BOOST_AUTO_TEST_CASE(wakeups_saved_counts_each_wait_held_by_its_tolerance)
+{
+  const std::vector<timer_op> program_ops = {
+    {op_kind::create, 2, 1, 1},             // t2 = timer(io, now + 1/16 tick): tick 1
+    {op_kind::set_tolerance, 2, 0, 257},    // t2.tolerance(16 1/16 ticks): 16 ticks
+    {op_kind::async_wait, 2, 0, 0},
+    {op_kind::async_wait, 2, 0, 0},
+    {op_kind::advance_in_steps, 0, 3, 345},  // to 21.5 ticks in steps of 1/4 tick
+  };
+  run_summary s;
+  const auto f = run_program(wheel_config{}, program_ops, &s);
+  BOOST_TEST(!f, describe_failure(f));
+  BOOST_TEST(s.waits_succeeded == 2u);
+  BOOST_TEST(s.wakeups_saved == s.waits_held_by_tolerance);
 }

@@ -3,10 +3,11 @@
 // program of operations against real timers and the model side by side.
 //
 // A program is a wheel configuration plus a list of operations on a handful of timer objects
-// (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy) and on a
-// manual clock (advance, advance in steps, step either way). The configuration picks the
-// clock: manual_clock (steady: it only goes forward) or manual_wall_clock (not steady: it can
-// step back, as system_clock does). Every operation is defined for every state (an operation
+// (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy, tolerance)
+// and on a manual clock (advance, advance in steps, step either way). The configuration picks
+// the clock: manual_clock (steady: it only goes forward) or manual_wall_clock (not steady: it
+// can step back, as system_clock does), and the context's tolerance (wheel_options::tolerance,
+// a fraction of each wait's length). Every operation is defined for every state (an operation
 // on a timer that does not exist is skipped, a step of a steady clock too), so any subsequence
 // of a program is a program: that is what lets the model test delta-debug a failing program
 // down to a few ops and lets the fuzzer mutate bytes freely.
@@ -15,8 +16,9 @@
 // operation: then every wait the model calls pending is not yet due, so the counts returned by
 // cancel / expires_* / reschedule_* are known exactly, and Asio's "an expired wait whose handler
 // is queued is no longer cancellable" never comes into play. Where the library has a legal
-// choice (a clock that is not steady, see settle_and_check), the model follows what it chose
-// and checks that the choice was legal.
+// choice (a clock that is not steady, a wait with a tolerance: see settle_and_check), the model
+// follows what it chose, as its handlers show after the settle, and checks that the choice was
+// legal; the counts of later calls then follow from that choice.
 //
 // Shared by test/model/model_test.cpp (random programs from seeds) and
 // test/fuzz/timer_ops_fuzzer.cpp (programs decoded from fuzzer bytes).
@@ -42,9 +44,11 @@
 #include <cstdlib>
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -111,6 +115,9 @@ enum class op_kind : std::uint8_t
                      // unfinished), then the step, then (other & 16) timer `timer`, if it
                      // exists and the model has no wait pending on it, starts a wait (in the
                      // pass, if one is still in progress), then the settle
+  set_tolerance,     // timer.tolerance(|amount| sixteenths of a tick); far_future:
+                     // duration::max(); far_past: a negative tolerance (-1 ns), which must
+                     // throw std::invalid_argument and change nothing
   kind_count
 };
 
@@ -129,7 +136,25 @@ struct wheel_config
   bool single_thread_hint = false;              // io_context(1) takes Asio's one-thread paths
   bool wall_clock = false;                      // manual_wall_clock (can step back), not
                                                 // manual_clock
+  std::size_t tolerance = 0;                    // wheel_options::tolerance: the fraction
+                                                // tolerance_fractions[tolerance]
 };
+
+// The context tolerances a program can have (wheel_options::tolerance), as num / den. Zero or
+// powers of two only: the library multiplies the whole ticks of a wait's length by the fraction
+// (a double) and rounds down, which for these is exact and equals rounding the fraction of the
+// length itself down to whole ticks (floor(floor(x) / n) == floor(x / n)), the tolerance the
+// model computes. Index 0 (no tolerance) must stay first: it is what bits 5-7 of a byte 0
+// written before tolerances existed decode to.
+struct tolerance_fraction
+{
+  std::int64_t num;
+  std::int64_t den;
+};
+inline constexpr tolerance_fraction tolerance_fractions[] = {
+  {0, 1}, {1, 64}, {1, 4}, {1, 1}, {1, 2}, {1, 8}, {1, 16}, {1, 32}};
+inline constexpr std::size_t tolerance_count = std::size(tolerance_fractions);
+static_assert(tolerance_count == 8, "byte 0 carries the tolerance in 3 bits");
 
 inline constexpr std::chrono::nanoseconds model_tick = std::chrono::milliseconds(1);
 
@@ -150,10 +175,11 @@ inline constexpr std::int64_t max_stepped_revolutions = 2;
 // ---------------------------------------------------------------------------------------------
 // Bytes <-> programs (the fuzzer's input format, also used to write the seed corpus):
 // byte 0: configuration (bit 0: 8 or 16 slots; bits 1-2: slice budget 1, 2, 3 or 256; bit 3:
-// io_context(1); bit 4: the wall clock; bits 5-7 ignored); then 4 bytes per operation: kind
-// (modulo kind_count), timer (bits 0-2) and other (bits 3-7), and the amount as a little-endian
-// int16. Trailing bytes that do not make a whole op are ignored. (Bit 4 and step_clock came
-// last: inputs written before them decode as before, on the steady clock.)
+// io_context(1); bit 4: the wall clock; bits 5-7: the context's tolerance, an index into
+// tolerance_fractions); then 4 bytes per operation: kind (modulo kind_count), timer (bits 0-2)
+// and other (bits 3-7), and the amount as a little-endian int16. Trailing bytes that do not
+// make a whole op are ignored. (Bit 4 and step_clock, then bits 5-7 and set_tolerance came
+// last: inputs written before them decode as before, on the steady clock, without tolerance.)
 
 inline constexpr std::size_t bytes_per_op = 4;
 inline constexpr std::size_t max_program_ops = 1024;  // keeps one fuzz input fast
@@ -166,6 +192,7 @@ inline wheel_config decode_config(std::uint8_t b)
   c.max_completions_per_slice = budgets[(b >> 1) & 3];
   c.single_thread_hint = (b & 8) != 0;
   c.wall_clock = (b & 16) != 0;
+  c.tolerance = static_cast<std::size_t>(b >> 5);
   return c;
 }
 
@@ -178,6 +205,7 @@ inline std::uint8_t encode_config(const wheel_config& c)
     b |= 8;
   if (c.wall_clock)
     b |= 16;
+  b |= static_cast<std::uint8_t>((c.tolerance % tolerance_count) << 5);
   return b;
 }
 
@@ -279,6 +307,14 @@ inline std::string describe(const timer_op& op)
       s << ", then " << t << ".async_wait(h) if it waits for nothing";
     s << " (skipped on the steady clock)";
     break;
+  case op_kind::set_tolerance:
+    if (op.amount == far_past)
+      s << t << ".tolerance(-1ns) (must throw)";
+    else if (op.amount == far_future)
+      s << t << ".tolerance(duration::max())";
+    else
+      s << t << ".tolerance(" << std::abs(op.amount) << "/16 tick)";
+    break;
   default: s << "?"; break;
   }
   return s.str();
@@ -290,6 +326,10 @@ inline std::string describe(const wheel_config& c)
   s << "slots=" << c.slots << " tick=1ms max_completions_per_slice="
     << c.max_completions_per_slice << (c.single_thread_hint ? " io_context(1)" : " io_context()")
     << (c.wall_clock ? " manual_wall_clock" : " manual_clock");
+  const tolerance_fraction f = tolerance_fractions[c.tolerance % tolerance_count];
+  s << " tolerance=" << f.num;
+  if (f.num != 0 && f.den != 1)
+    s << "/" << f.den;
   return s.str();
 }
 
@@ -310,9 +350,10 @@ struct run_summary
   std::size_t waits_started = 0;
   std::size_t waits_succeeded = 0;
   std::size_t waits_aborted = 0;
-  // Completion minus expiry in manual time, over the successful waits whose expiry the clock
-  // passed in an advance_in_steps op (at most a quarter tick a step): under one tick plus the
-  // step. (After a plain advance the lateness only measures how far the clock jumped.)
+  // Completion minus expiry, less the wait's tolerance, in manual time, over the successful
+  // waits whose expiry the clock passed in an advance_in_steps op (at most a quarter tick a
+  // step): under one tick plus the step. (After a plain advance the lateness only measures how
+  // far the clock jumped.)
   duration max_lateness_stepped{0};
   // wheel_stats::slices and sliced_completions at the last settle.
   std::uint64_t slices = 0;
@@ -323,6 +364,13 @@ struct run_summary
   std::size_t clock_steps_back_made = 0;
   std::uint64_t clock_steps_back = 0;
   std::size_t waits_before_boundary = 0;
+  // Tolerance: successful waits that had one (tolerance() > 0 when they completed); those of
+  // them that the model saw still pending at a settle at or after their tick boundary on the
+  // steady clock, held back by their tolerance; and wheel_stats::wakeups_saved at the last
+  // settle, which lies between the two (check_stats).
+  std::size_t tolerant_waits_succeeded = 0;
+  std::size_t waits_held_by_tolerance = 0;
+  std::uint64_t wakeups_saved = 0;
 };
 
 // The runner's records, outside basic_model_run so that their default member initialisers are
@@ -349,6 +397,7 @@ struct model_wait
   TimePoint expiry{};           // for succeeded waits: the expiry it completed for
   TimePoint completes_at{};     // for succeeded waits: the settle time it must complete at
   duration step{0};             // >0: the clock passed the expiry in steps of this size
+  duration tolerance{0};        // for succeeded waits: the tolerance it had
   // For waits decided in a step_clock op in the middle of an advance: the clock before the
   // step, when the library may have decided them too (completes_at is the clock after it).
   std::optional<TimePoint> first_reading;
@@ -360,6 +409,16 @@ struct model_timer
 {
   TimePoint expiry{};
   std::deque<std::size_t> pending;  // wait ids, oldest first
+  // The timer's own tolerance (set_tolerance, in whole ticks), which replaces the context's
+  // fraction from then on; nullopt: the context's.
+  std::optional<duration> own_tolerance;
+  // The tolerance of the current expiry, in whole ticks: the own one, or the context's fraction
+  // of the expiry's length when it was set (fixed then, as time passes).
+  duration tolerance{0};
+  // Steady clock: a settle at or after the pending waits' tick boundary found them still
+  // pending (their tolerance held them back). Cleared when the expiry or the tolerance changes
+  // or no wait is pending: see check_stats.
+  bool held = false;
 };
 
 } // namespace run_detail
@@ -388,6 +447,8 @@ public:
     options.tick = model_tick;
     options.slots = config.slots;
     options.max_completions_per_slice = config.max_completions_per_slice;
+    const tolerance_fraction f = tolerance_fractions[config.tolerance % tolerance_count];
+    options.tolerance = static_cast<double>(f.num) / static_cast<double>(f.den);
     // A clock that can step starts every program at the same time (wall_clock_start_ns).
     if constexpr (!Clock::is_steady)
       Clock::set(time_point(duration(wall_clock_start_ns)));
@@ -490,6 +551,54 @@ private:
     if (boundary > (std::numeric_limits<std::int64_t>::max)())
       return std::nullopt;
     return time_point(duration(static_cast<std::int64_t>(boundary)));
+  }
+
+  // The time by which a wait that is due at tick boundary `due` and may be `tolerance` late
+  // (whole ticks) has completed: the library completes it at a tick within `tolerance` of its
+  // own, so at most `tolerance` after `due`, under expiry + tolerance + one tick. nullopt:
+  // never reached.
+  static std::optional<time_point> latest_boundary(std::optional<time_point> due,
+      duration tolerance)
+  {
+    if (!due)
+      return std::nullopt;
+    const __int128 latest = static_cast<__int128>(due->time_since_epoch().count())
+        + tolerance.count();
+    if (latest > (std::numeric_limits<std::int64_t>::max)())
+      return std::nullopt;
+    return time_point(duration(static_cast<std::int64_t>(latest)));
+  }
+
+  // d rounded down to whole ticks (0 for d <= 0): a tolerance never grows by the rounding.
+  static duration whole_ticks(duration d)
+  {
+    const std::int64_t tick = model_tick.count();
+    return d <= duration::zero() ? duration::zero() : duration(d.count() / tick * tick);
+  }
+
+  // The context's tolerance for an expiry set at `now`: its fraction of the length, expiry -
+  // now (saturated as the library's time_traits::subtract; 0 if the expiry has passed), in
+  // whole ticks.
+  duration context_tolerance(time_point expiry, time_point now) const
+  {
+    const tolerance_fraction f = tolerance_fractions[config_.tolerance % tolerance_count];
+    const __int128 length = static_cast<__int128>(expiry.time_since_epoch().count())
+        - now.time_since_epoch().count();
+    if (f.num == 0 || length <= 0)
+      return duration::zero();
+    const std::int64_t tick = model_tick.count();
+    const __int128 ticks = std::min<__int128>(length, (duration::max)().count()) / tick;
+    return duration(static_cast<std::int64_t>(ticks * f.num / f.den * tick));
+  }
+
+  // The model side of setting a timer's expiry at the clock's time `now` (create with an
+  // expiry, expires_*, reschedule_*): the tolerance is the timer's own, or the context's for
+  // this expiry.
+  void set_expiry(model_timer& m, time_point expiry, time_point now)
+  {
+    m.expiry = expiry;
+    m.tolerance = m.own_tolerance ? *m.own_tolerance : context_tolerance(expiry, now);
+    m.held = false;
   }
 
   // ----- failure reporting -----
@@ -631,14 +740,14 @@ private:
       {
         const time_point tp = absolute(op.amount);
         call([&] { timers_[t].emplace(io_, tp); });
-        model_[t].emplace().expiry = tp;
+        set_expiry(model_[t].emplace(), tp, Clock::now());
         break;
       }
       default:
       {
         const duration d = to_duration(op.amount);
         call([&] { timers_[t].emplace(io_.get_executor(), d); });
-        model_[t].emplace().expiry = add(Clock::now(), d);
+        set_expiry(model_[t].emplace(), add(Clock::now(), d), Clock::now());
         break;
       }
       }
@@ -672,7 +781,7 @@ private:
       });
       expect_count(at ? "expires_at" : "expires_after", got,
           abort_pending(*model_[t], ~std::size_t(0)));
-      model_[t]->expiry = tp;
+      set_expiry(*model_[t], tp, Clock::now());
       break;
     }
     case op_kind::reschedule_at:
@@ -686,8 +795,10 @@ private:
         return at ? timers_[t]->reschedule_at(tp)
                   : timers_[t]->reschedule_after(to_duration(op.amount));
       });
+      // The pending waits are those the library has not completed: where it had a choice, the
+      // model followed it at the last settle.
       expect_count(at ? "reschedule_at" : "reschedule_after", got, model_[t]->pending.size());
-      model_[t]->expiry = tp;
+      set_expiry(*model_[t], tp, Clock::now());
       break;
     }
     case op_kind::move_construct:
@@ -781,6 +892,38 @@ private:
           settle_and_check(first_reading, waited_after_step);
         return;
       }
+    case op_kind::set_tolerance:
+      if (!exists)
+        return;
+      if (op.amount == far_past)
+      {
+        // A negative tolerance is refused, and leaves the timer as it was (check_timer).
+        bool threw = false;
+        try
+        {
+          call([&] { timers_[t]->tolerance(duration(-1)); });
+        }
+        catch (const std::invalid_argument&)
+        {
+          threw = true;
+        }
+        if (!threw)
+          fail("negative_tolerance_accepted", "t" + std::to_string(t)
+              + ".tolerance(-1ns) did not throw std::invalid_argument");
+      }
+      else
+      {
+        const duration d = op.amount == far_future ? (duration::max)()
+            : to_duration(static_cast<std::int32_t>(std::abs(op.amount)));
+        call([&] { timers_[t]->tolerance(d); });
+        // Pending waits stay pending (their new window is checked from the settle on: those
+        // beyond it are due now).
+        model_timer& m = *model_[t];
+        m.own_tolerance = whole_ticks(d);
+        m.tolerance = *m.own_tolerance;
+        m.held = false;
+      }
+      break;
     default:
       return;
     }
@@ -841,52 +984,80 @@ private:
     // advance) a wait may also have been decided at that reading: before the step its
     // expiry, or its boundary, may have passed, and the pass that reached it may have been
     // abandoned by the step or not.
+    //
+    // A tolerance widens the choice, on either clock: the library completes a wait at a tick of
+    // its choosing within the tolerance (whole ticks) after the wait's own, so the completion
+    // is required only from boundary + tolerance on (latest_boundary), under expiry + tolerance
+    // + one tick; before that the model follows the library as above, from the boundary on
+    // for the steady clock and from the expiry on for one that is not steady.
     std::uint64_t decided_before_now = 0;  // with a first reading: succeeded, expiry > now
     for (std::size_t i = 0; i < timer_count; ++i)
     {
       auto& m = model_[i];
-      if (!m || m->pending.empty())
+      if (!m)
         continue;
+      if (m->pending.empty())
+      {
+        m->held = false;  // a later wait starts afresh
+        continue;
+      }
       const std::optional<time_point> first =
           i == waited_after_step ? std::nullopt : first_reading;
       const auto due = due_boundary(m->expiry);
-      bool before_boundary = false;
-      if (!due || *due > now)
+      const auto latest = latest_boundary(due, m->tolerance);
+      bool chosen = false;  // completed before it had to: the library's choice
+      if (!latest || *latest > now)
       {
-        if (Clock::is_steady || (m->expiry > now && !(first && m->expiry <= *first)))
+        const bool may_complete = Clock::is_steady ? (due && *due <= now)
+            : (m->expiry <= now || (first && m->expiry <= *first));
+        if (!may_complete)
           continue;
         std::size_t completed = 0;
         for (std::size_t id : m->pending)
           if (records_[id].calls != 0)
             ++completed;
         if (completed == 0)
-          continue;  // filed: completes at its boundary
+        {
+          // Filed: completes at its boundary, or within its tolerance after it. On the steady
+          // clock a settle past the boundary finds it pending only if the tolerance chose a
+          // later tick (the wheel has processed every tick up to now's).
+          if (Clock::is_steady)
+            m->held = true;
+          continue;
+        }
         if (completed != m->pending.size())
         {
           fail("completed_partially", std::to_string(completed) + " of the "
               + std::to_string(m->pending.size()) + " pending waits of a timer with expiry "
               + at_time(m->expiry) + " completed at " + at_time(now)
-              + ", before their tick boundary; the others did not");
+              + ", before they had to (at " + (latest ? at_time(*latest) : "never")
+              + "); the others did not");
           return;
         }
-        before_boundary = true;
+        chosen = true;
       }
       for (std::size_t id : m->pending)
       {
         model_wait& w = waits_[id];
         w.state = expected_state::succeeded;
         w.expiry = m->expiry;
+        w.tolerance = m->tolerance;
         w.completes_at = now;
         w.first_reading = first;
         if (stepping_ && m->expiry > stepping_from_)
           w.step = step_;
         ++summary_.waits_succeeded;
-        if (before_boundary && !first_reading)
+        if (chosen && (!due || *due > now) && !first_reading)
           ++summary_.waits_before_boundary;
+        if (m->tolerance > duration::zero())
+          ++summary_.tolerant_waits_succeeded;
+        if (m->held)
+          ++summary_.waits_held_by_tolerance;
         if (m->expiry > now)
           ++decided_before_now;
       }
       m->pending.clear();
+      m->held = false;
     }
     // A wait whose expiry lies after the clock read after the step can only have been decided
     // before the step: no more of them than the library had decided then (wheel_stats counts a
@@ -949,7 +1120,9 @@ private:
     {
       if (r.calls == 0)
         return fail("expiry_missed", name + " with expiry " + at_time(w.expiry)
-            + " should have completed by " + at_time(now) + " (its tick boundary has passed)");
+            + " and tolerance " + std::to_string(w.tolerance.count()) + "ns should have"
+            + " completed by " + at_time(now) + " (its tick boundary"
+            + (w.tolerance > duration::zero() ? " plus its tolerance" : "") + " has passed)");
       if (r.ec)
         return fail("expiry_wrong_error", name + " should complete with success, got '"
             + r.ec.message() + "'");
@@ -980,14 +1153,16 @@ private:
             + ", the model expected " + at_time(w.completes_at));
       if (w.step > duration::zero())
       {
-        // "At most one tick late", stated directly for a clock that moves in small steps (the
-        // exact check above implies it): the tick boundary is under one tick after the expiry,
-        // and the first settle at or after the boundary under one step after it.
-        const duration late = r.completed_at - w.expiry;
+        // "At most one tick (plus the tolerance) late", stated directly for a clock that moves
+        // in small steps (the checks above imply it): the tick boundary is under one tick
+        // after the expiry, the completion at most the tolerance after that boundary, and the
+        // first settle at or after the completion's tick under one step after it.
+        const duration late = r.completed_at - w.expiry - w.tolerance;
         if (late >= std::chrono::duration_cast<duration>(model_tick) + w.step)
           return fail("completed_late", name + " completed " + std::to_string(late.count())
-              + " ns after its expiry, not within one tick plus the clock step of "
-              + std::to_string(w.step.count()) + " ns");
+              + " ns after its expiry plus its tolerance of "
+              + std::to_string(w.tolerance.count()) + " ns, not within one tick plus the"
+              + " clock step of " + std::to_string(w.step.count()) + " ns");
         if (late > summary_.max_lateness_stepped)
           summary_.max_lateness_stepped = late;
       }
@@ -1005,6 +1180,13 @@ private:
     if (got != model_[t]->expiry)
       fail("wrong_expiry", "t" + std::to_string(t) + ".expiry() is " + at_time(got)
           + ", the model expected " + at_time(model_[t]->expiry));
+    const duration tolerance = timers_[t]->tolerance();
+    if (tolerance != model_[t]->tolerance)
+      fail("wrong_tolerance", "t" + std::to_string(t) + ".tolerance() is "
+          + std::to_string(tolerance.count()) + "ns, the model expected "
+          + std::to_string(model_[t]->tolerance.count()) + "ns ("
+          + (model_[t]->own_tolerance ? "its own" : "the context's fraction of its expiry's length")
+          + ", whole ticks)");
   }
 
   void check_stats()
@@ -1048,6 +1230,18 @@ private:
           + std::to_string(s.sliced_completions) + " handlers");
     summary_.slices = s.slices;
     summary_.sliced_completions = s.sliced_completions;
+    // wakeups_saved counts the waits that completed at a later tick than their own because of
+    // their tolerance: at most those that had one (none in a program without tolerance), at
+    // least those the model saw held back past their tick boundary and that then completed
+    // (steady clock: model_timer::held).
+    if (s.wakeups_saved > summary_.tolerant_waits_succeeded
+        || s.wakeups_saved < summary_.waits_held_by_tolerance)
+      fail("wrong_stats_wakeups_saved", "wheel_stats::wakeups_saved is "
+          + std::to_string(s.wakeups_saved) + "; "
+          + std::to_string(summary_.waits_held_by_tolerance) + " waits completed after a"
+          + " settle past their tick boundary had found them pending, "
+          + std::to_string(summary_.tolerant_waits_succeeded) + " with a tolerance in all");
+    summary_.wakeups_saved = s.wakeups_saved;
   }
 
   const wheel_config config_;

@@ -54,6 +54,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -340,6 +341,7 @@ private:
     timeout_op embedded{this, false};
     timeout_op* armed = nullptr;  // the armed timeout, if any
     time_point expiry = never();
+    ::asio_wheel::detail::timer_slack slack;  // how late it may fire
     tick_type tick = 0;       // counts completed timed operations
     bool pending = false;     // an operation of this kind is pending
     bool timeout = false;     // the timeout closed the socket
@@ -369,7 +371,7 @@ private:
       else
         set_fire_executor(impl, *o, op_ex);
       armed = o;
-      impl.service.arm_timeout(o->entry, o, expiry);
+      impl.service.arm_timeout(o->entry, o, expiry, slack);
     }
 
     // The operation completed: withdraws its timeout. True if the timeout
@@ -421,6 +423,8 @@ private:
     op_state write;
     entry_type rate_timer;   // the rate policy's one-second slices
     int waiting = 0;
+    // The stream's own tolerance, if own(); else the context's applies.
+    ::asio_wheel::detail::timer_slack tolerance;
 
     template <class... Args>
     explicit impl_type(std::false_type, Args&&... args)
@@ -476,14 +480,26 @@ private:
         write.expiry = never();
     }
 
-    void set_expiry(time_point t)
+    // The timeouts from now on expire at t, set at `now` (read only if
+    // the context's tolerance needs the length t - now).
+    template <class Now>
+    void set_expiry(time_point t, Now&& now)
     {
       // Both a read and a write pending: nothing to apply the expiry to.
       BOOST_ASSERT(!read.pending || !write.pending);
+      ::asio_wheel::detail::timer_slack slack = tolerance;
+      if (!slack.own() && service.options().tolerance != 0.0)
+        slack.set_from_context(service.context_slack(t - now()));
       if (!read.pending)
+      {
         read.expiry = t;
+        read.slack = slack;
+      }
       if (!write.pending)
+      {
         write.expiry = t;
+        write.slack = slack;
+      }
     }
 
     // Cancels everything: closes the socket, aborts the rate waits.
@@ -616,6 +632,9 @@ public:
   {
     impl_->read.expiry = std::exchange(other.impl_->read.expiry, never());
     impl_->write.expiry = std::exchange(other.impl_->write.expiry, never());
+    impl_->read.slack = std::exchange(other.impl_->read.slack, {});
+    impl_->write.slack = std::exchange(other.impl_->write.slack, {});
+    impl_->tolerance = std::exchange(other.impl_->tolerance, {});
   }
 
   /// Move assignment (deleted, as Beast's).
@@ -654,14 +673,30 @@ public:
    */
   void expires_after(asio::steady_timer::duration expiry_time)
   {
-    impl_->set_expiry(clock_type::now() + expiry_time);
+    const time_point now = clock_type::now();
+    impl_->set_expiry(now + expiry_time, [now] { return now; });
   }
 
   /// Sets the timeout of the logical operations started from now on to the
   /// time point @p expiry_time; as expires_after() otherwise.
   void expires_at(asio::steady_timer::time_point expiry_time)
   {
-    impl_->set_expiry(expiry_time);
+    impl_->set_expiry(expiry_time, [] { return clock_type::now(); });
+  }
+
+  /// Sets how late the timeouts set from now on may fire: up to @p late
+  /// after their expiry (rounded down to whole ticks of the wheel), never
+  /// before. It replaces the context's fraction (wheel_options::tolerance)
+  /// for this stream; zero makes its timeouts precise. An idle timeout of
+  /// minutes can tolerate seconds, and the timeouts of many connections
+  /// then share wakeups (see doc/timeouts.md, "Tolerance").
+  /// @throws std::invalid_argument if @p late is negative.
+  void tolerance(asio::steady_timer::duration late)
+  {
+    if (late < asio::steady_timer::duration::zero())
+      throw std::invalid_argument(
+          "asio_wheel::beast::basic_stream::tolerance must not be negative");
+    impl_->tolerance.set_own(impl_->service.slack_of(late));
   }
 
   /// Disables the timeout of the logical operations started from now on.

@@ -4,7 +4,8 @@
 // The tick arithmetic of a wheel_timer_service: the grid of tick boundaries
 // origin + k * tick on a Clock's time line, and the conversions between time
 // points and ticks. Waiting for due_tick(t) is never early; time_of(k) is the
-// time the drive timer is armed for. Exact over the whole range of the
+// time the drive timer is armed for; coalesced_tick() is where a wait with a
+// tolerance completes. Exact over the whole range of the
 // clock's representation: far expiries (time_point::max(), a wait of years)
 // saturate instead of overflowing. No Asio here.
 //
@@ -13,6 +14,7 @@
 #define ASIO_WHEEL_DETAIL_TICK_GRID_HPP
 
 #include <asio_wheel/detail/config.hpp>
+#include <asio_wheel/detail/bits.hpp>
 #include <asio_wheel/detail/timing_wheel.hpp>
 
 #include <algorithm>
@@ -73,6 +75,18 @@ public:
     const urep q = elapsed(t) / tk;
     return q >= static_cast<urep>(max_tick)
       ? max_tick - 1 : static_cast<tick_type>(q);
+  }
+
+  /// Whole ticks in @p d, rounded down (a tolerance never grows by the
+  /// rounding); 0 for d <= 0, saturated at max_tick.
+  tick_type ticks_in(const duration& d) const noexcept
+  {
+    if (d <= duration::zero())
+      return 0;
+    const urep q = static_cast<urep>(d.count())
+      / static_cast<urep>(tick_.count());
+    return q >= static_cast<urep>(max_tick)
+      ? max_tick : static_cast<tick_type>(q);
   }
 
   /// The time of tick boundary k, saturated at the clock's limits.
@@ -138,6 +152,42 @@ private:
   const duration tick_;
   const time_point origin_;
 };
+
+/// How many ticks late a timer's waits may complete (its tolerance), and
+/// whose setting that is. The timer's own (basic_wheel_timer::tolerance)
+/// holds until changed. Otherwise it is the context's fraction of the wait's
+/// length (wheel_options::tolerance), which is fixed when the expiry is set:
+/// the tick a pending wait is due at must not move earlier as time passes,
+/// or an entry would be filed later than it is due. 0: precise.
+class timer_slack
+{
+public:
+  tick_type ticks() const noexcept { return v_ < 0 ? -(v_ + 1) : v_; }
+  bool own() const noexcept { return v_ < 0; }
+  void set_own(tick_type ticks) noexcept { v_ = -ticks - 1; }
+  void set_from_context(tick_type ticks) noexcept { v_ = ticks; }
+
+private:
+  tick_type v_ = 0;  // ticks, or -(ticks + 1) for the timer's own setting
+};
+
+/// Where a wait due at tick @p due that may be up to @p slack ticks late
+/// completes: the tick in [due, due + slack] that is a multiple of the
+/// largest power of two it can be, 2^k <= slack + 1. Waits whose windows
+/// overlap mostly land on the same tick, so they share a wakeup, and the
+/// coarser the tick, the more of them do; one that lands on the first tick
+/// of an upper level's block leaves the wheel from that level's slot without
+/// moving down (see timing_wheel). slack 0 is the precise tick, due itself.
+inline tick_type coalesced_tick(tick_type due, tick_type slack) noexcept
+{
+  if (slack <= 0 || due >= max_tick - slack)
+    return due;  // precise; or far beyond the wheel's ticks anyway
+  const tick_type step = tick_type(1)
+    << highest_bit(static_cast<std::uint64_t>(slack) + 1);
+  // Rounds up to a multiple of step, for negative ticks too (two's
+  // complement: & -step rounds towards minus infinity).
+  return (due + step - 1) & -step;
+}
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END

@@ -28,6 +28,7 @@
 #include <asio_wheel/detail/asio_forward.hpp>
 #include <asio_wheel/detail/asio_operation.hpp>
 #include <asio_wheel/detail/op_pool.hpp>
+#include <asio_wheel/detail/tick_grid.hpp>
 #include <asio_wheel/detail/wait_op.hpp>
 
 #include <atomic>
@@ -87,7 +88,7 @@ public:
   /// returns the handler the operation is to be started with.
   static timed_cancel_op_handler<timed_cancel_op> start(Handler& handler,
       const IoExecutor& io_ex, Service& service, const time_point& deadline,
-      asio::cancellation_type_t type)
+      timer_slack slack, asio::cancellation_type_t type)
   {
     allocator_type alloc(asio::get_associated_allocator(handler));
     void* memory = allocate(alloc);
@@ -102,7 +103,7 @@ public:
       throw;
     }
     o->connect_user_slot();
-    service.arm_timeout(o->entry_, o, deadline);
+    service.arm_timeout(o->entry_, o, deadline, slack);
     return timed_cancel_op_handler<timed_cancel_op>(o);
   }
 

@@ -159,9 +159,10 @@ public:
   /// that is at or before @p to the entry is unlinked and `expire(entry)` is
   /// called, otherwise it is re-filed at that tick. An upper-level slot whose
   /// block begins at or before @p to moves its entries down, to their real
-  /// due tick. Stops after visiting about @p max_visits entries, leaving
-  /// advancing() true; a later call (with the same or a later @p to)
-  /// resumes. Returns the number expired.
+  /// due tick; one due at the block's first tick expires there. Stops after
+  /// visiting about @p max_visits entries, leaving advancing() true; a later
+  /// call (with the same or a later @p to) resumes. Returns the number
+  /// expired.
   template <typename DueOf, typename Expire>
   std::size_t advance(tick_type to, DueOf&& due_of, Expire&& expire,
       std::size_t max_visits = (std::numeric_limits<std::size_t>::max)());
@@ -317,8 +318,20 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
         }
         else
         {
-          ++cascades_;  // down to where its real due tick fits now
-          file(e, due_of(static_cast<const wheel_entry&>(e)));
+          const tick_type due = due_of(static_cast<const wheel_entry&>(e));
+          if (due == position_)
+          {
+            // Due at the block's first tick (a tick a tolerance chose, see
+            // coalesced_tick): it expires from here, without moving down.
+            --size_;
+            ++expired;
+            expire(e);
+          }
+          else
+          {
+            ++cascades_;  // down to where its real due tick fits now
+            file(e, due);
+          }
         }
         continue;
       }

@@ -373,3 +373,52 @@ BOOST_AUTO_TEST_CASE(a_tick_that_is_not_a_multiple_of_the_clock_unit_is_rounded_
   const tick_grid<third_ms_clock> whole(std::chrono::milliseconds(1), at<third_ms_clock>(7));
   BOOST_TEST(count_of<third_ms_clock>(whole.time_of(-2)) == 7 - 6);
 }
+
+// ticks_in: whole ticks, rounded down, so that a tolerance never grows; nothing for d <= 0.
+BOOST_AUTO_TEST_CASE(ticks_in_a_duration_round_down_and_saturate)
+{
+  const tick_grid<us_clock> g(std::chrono::nanoseconds(3000), at<us_clock>(0));  // 3 us
+  BOOST_TEST(g.ticks_in(us_clock::duration(0)) == 0);
+  BOOST_TEST(g.ticks_in(us_clock::duration(-7)) == 0);
+  BOOST_TEST(g.ticks_in(us_clock::duration(2)) == 0);
+  BOOST_TEST(g.ticks_in(us_clock::duration(3)) == 1);
+  BOOST_TEST(g.ticks_in(us_clock::duration(8)) == 2);
+  const tick_grid<us_clock> one(std::chrono::nanoseconds(1), at<us_clock>(0));  // 1 us
+  BOOST_TEST(one.ticks_in((us_clock::duration::max)()) == max_tick);
+}
+
+// coalesced_tick(due, slack): the tick in [due, due + slack] that is a multiple of the largest
+// power of two 2^k <= slack + 1, for every due (negative too) and slack; due itself for slack
+// 0; never beyond max_tick's reach.
+BOOST_AUTO_TEST_CASE(coalesced_tick_lies_in_the_window_on_the_coarsest_step)
+{
+  using asio_wheel::detail::coalesced_tick;
+  BOOST_TEST(coalesced_tick(9, 0) == 9);
+  BOOST_TEST(coalesced_tick(9, 5) == 12);    // step 4
+  BOOST_TEST(coalesced_tick(10, 5) == 12);
+  BOOST_TEST(coalesced_tick(13, 5) == 16);
+  BOOST_TEST(coalesced_tick(9, 40) == 32);   // step 32
+  BOOST_TEST(coalesced_tick(33, 40) == 64);
+  BOOST_TEST(coalesced_tick(64, 40) == 64);  // already on the step
+  BOOST_TEST(coalesced_tick(-5, 3) == -4);   // step 4, towards later
+  BOOST_TEST(coalesced_tick(-4, 3) == -4);
+  BOOST_TEST(coalesced_tick(never_tick, 1000) == never_tick);
+  BOOST_TEST(coalesced_tick(max_tick - 3, 1000) == max_tick - 3, "no room: precise");
+
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 200000; ++i)
+  {
+    const tick_type due = static_cast<tick_type>(random() % (std::uint64_t(1) << 40))
+        - (tick_type(1) << 39);
+    const tick_type slack = static_cast<tick_type>(random() % (std::uint64_t(1) << (i % 40)));
+    const tick_type c = coalesced_tick(due, slack);
+    BOOST_TEST_REQUIRE(c >= due);
+    BOOST_TEST_REQUIRE(c <= due + slack);
+    tick_type step = 1;
+    while (step * 2 <= slack + 1)
+      step *= 2;
+    BOOST_TEST_REQUIRE(((c % step) + step) % step == 0, "due " << due << " slack " << slack);
+    // The coarsest: a multiple of twice the step beyond the window would not do.
+    BOOST_TEST_REQUIRE(c - due < step);
+  }
+}

@@ -104,6 +104,25 @@ BOOST_AUTO_TEST_CASE(entries_beyond_a_revolution_wait_a_level_up_and_move_down_o
   BOOST_TEST(w.round_revisits() == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(an_entry_due_at_its_blocks_first_tick_expires_without_moving_down)
+{
+  // Where a tolerance files an entry (a coarse tick, often the first of an upper level's
+  // block), it leaves the wheel from that level's slot: no move down, one touch.
+  timing_wheel w(8);
+  test_entry at_start, inside;
+  insert(w, at_start, 64);    // level 1 (slots of 8 ticks): the block of ticks 64-71
+  insert(w, inside, 64 + 3);  // the same slot
+  BOOST_TEST(advance(w, 63).empty());
+  const auto expired = advance(w, 64);
+  BOOST_TEST(expired.size() == 1u);
+  BOOST_TEST(at_start.expired == 1);
+  BOOST_TEST(at_start.expired_at == 64);
+  BOOST_TEST(w.cascades() == 1u, "only the entry due inside the block moved down");
+  BOOST_TEST(advance(w, 67).size() == 1u);
+  BOOST_TEST(inside.expired == 1);
+  BOOST_TEST(w.empty());
+}
+
 BOOST_AUTO_TEST_CASE(slot_whose_entries_are_all_later_rounds_is_not_walked)
 {
   test_entry far;  // declared first: outlives the wheel

@@ -1,0 +1,63 @@
+//
+// asio_wheel/detail/bits.hpp
+//
+// The two bit operations the wheel needs, on the compiler's intrinsic where
+// it has one (GCC, clang, MSVC) and in plain C++ elsewhere. C++20's <bit>
+// has both; the library is C++17.
+//
+
+#ifndef ASIO_WHEEL_DETAIL_BITS_HPP
+#define ASIO_WHEEL_DETAIL_BITS_HPP
+
+#include <asio_wheel/detail/config.hpp>
+
+#include <cstdint>
+
+#if defined(_MSC_VER) && !defined(__clang__)
+# include <intrin.h>
+#endif
+
+ASIO_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+/// Index of the lowest set bit of @p w, which is not zero.
+inline unsigned lowest_bit(std::uint64_t w) noexcept
+{
+#if defined(__GNUC__) || defined(__clang__)
+  return static_cast<unsigned>(__builtin_ctzll(w));
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
+  unsigned long i;
+  _BitScanForward64(&i, w);
+  return static_cast<unsigned>(i);
+#else
+  unsigned i = 0;
+  while (!(w & 1))
+  {
+    w >>= 1;
+    ++i;
+  }
+  return i;
+#endif
+}
+
+/// Index of the highest set bit of @p w, which is not zero.
+inline unsigned highest_bit(std::uint64_t w) noexcept
+{
+#if defined(__GNUC__) || defined(__clang__)
+  return 63u - static_cast<unsigned>(__builtin_clzll(w));
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
+  unsigned long i;
+  _BitScanReverse64(&i, w);
+  return static_cast<unsigned>(i);
+#else
+  unsigned i = 0;
+  while (w >>= 1)
+    ++i;
+  return i;
+#endif
+}
+
+} // namespace detail
+ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_BITS_HPP
