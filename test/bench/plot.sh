@@ -194,7 +194,7 @@ set grid ytics
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
-set key top right
+set key below maxrows 3
 set logscale y
 set ylabel "wheel / steady_timer"
 set yrange [1e-5:1]
