@@ -61,14 +61,14 @@ public:
   template <typename Service>
   detail::timer_slack slack(const Service& service) const
   {
-    detail::timer_slack s;
+    detail::timer_slack own;
     if (tolerance_ >= duration::zero())
-      s.set_own(service.slack_of(tolerance_));
-    else if (service.options().tolerance != 0.0)
-      s.set_from_context(service.context_slack(relative_ ? after_
-            : detail::chrono_time_traits<Clock, WaitTraits>::subtract(
-                at_, Clock::now())));
-    return s;
+      own.set_own(service.slack_of(tolerance_));
+    return service.slack_for(own, [this] {
+      return relative_ ? after_
+        : detail::chrono_time_traits<Clock, WaitTraits>::subtract(
+            at_, Clock::now());
+    });
   }
 
   /// The cancellation emitted when the deadline is reached.

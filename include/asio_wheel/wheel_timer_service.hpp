@@ -263,18 +263,17 @@ public:
     return tick_duration() * impl.slack.ticks();
   }
 
-  /// The ticks a wait of @p length may be late by under the context's
-  /// tolerance (0 without one). For per-operation timeouts.
-  detail::tick_type context_slack(const duration& length) const noexcept
+  /// The tolerance of a per-operation timeout: @p slack if it is the
+  /// operation's own (timer_slack::own()), else the context's fraction of
+  /// the timeout's length, @p length(), which is called (it may read the
+  /// clock) only when the context has a tolerance.
+  template <typename Length>
+  detail::timer_slack slack_for(detail::timer_slack slack,
+      Length&& length) const
   {
-    if (!context_tolerant_ || length <= duration::zero())
-      return 0;
-    // The fraction of the length, then whole ticks. The product is at most
-    // the length, but rounded: capped at it.
-    const double part =
-      static_cast<double>(length.count()) * options_.tolerance;
-    return grid_.ticks_in(part < static_cast<double>(length.count())
-        ? duration(static_cast<typename duration::rep>(part)) : length);
+    if (!slack.own() && context_tolerant_)
+      slack.set_from_context(context_slack(length()));
+    return slack;
   }
 
   /// The ticks of a tolerance given in time. For per-operation timeouts.
@@ -325,7 +324,7 @@ public:
   /// caller owns. arm_timeout files it for @p expiry; if that is reached,
   /// @p op completes with success like any wait (through the slices);
   /// withdraw_timeout takes it back without completing it. @p slack: how
-  /// late it may fire (context_slack, slack_of).
+  /// late it may fire (slack_for, slack_of).
   void arm_timeout(implementation_type& entry, detail::wait_op_base* op,
       const time_point& expiry, detail::timer_slack slack = {})
   {
@@ -565,6 +564,20 @@ private:
     const tick_type old = impl.slack.ticks();
     impl.slack.set_from_context(context_slack(time_traits::subtract(t, now)));
     return impl.slack.ticks() < old;
+  }
+
+  // The ticks a wait of `length` may be late by under the context's
+  // tolerance (0 without one).
+  tick_type context_slack(const duration& length) const noexcept
+  {
+    if (!context_tolerant_ || length <= duration::zero())
+      return 0;
+    // The fraction of the length, then whole ticks. The product is at most
+    // the length, but rounded: capped at it.
+    const double part =
+      static_cast<double>(length.count()) * options_.tolerance;
+    return grid_.ticks_in(part < static_cast<double>(length.count())
+        ? duration(static_cast<typename duration::rep>(part)) : length);
   }
 
   // The tick where a wait due at tick `precise` on impl completes.

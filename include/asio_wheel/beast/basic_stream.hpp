@@ -487,9 +487,8 @@ private:
     {
       // Both a read and a write pending: nothing to apply the expiry to.
       BOOST_ASSERT(!read.pending || !write.pending);
-      ::asio_wheel::detail::timer_slack slack = tolerance;
-      if (!slack.own() && service.options().tolerance != 0.0)
-        slack.set_from_context(service.context_slack(t - now()));
+      const ::asio_wheel::detail::timer_slack slack =
+          service.slack_for(tolerance, [&] { return t - now(); });
       if (!read.pending)
       {
         read.expiry = t;
