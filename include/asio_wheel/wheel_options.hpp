@@ -75,8 +75,18 @@ struct wheel_stats
   /// Times the drive timer completed (each is one event-loop wakeup).
   std::uint64_t drive_wakeups = 0;
 
-  /// Drive wakeups that found no wait due (after a cancel or a lazy move).
+  /// Drive wakeups that found no wait due (after a cancel or a lazy move,
+  /// or the one of a drive timer parked when the wheel emptied).
   std::uint64_t empty_wakeups = 0;
+
+  /// Times the drive timer was set in the reactor's timer queue (each takes
+  /// the reactor's lock and may cost a system call), and times it was
+  /// cancelled there to be set earlier. When the last pending wait goes, the
+  /// drive timer is parked, not cancelled: a context whose only timeout is
+  /// the current operation's sets it about once per timeout length, not
+  /// once per operation.
+  std::uint64_t drive_arms = 0;
+  std::uint64_t drive_cancels = 0;
 
   /// Waits completed with success because their expiry was reached.
   std::uint64_t waits_expired = 0;

@@ -128,6 +128,8 @@ public:
     s.lazy_refilings = wheel_.lazy_refilings();
     s.round_revisits = wheel_.round_revisits();
     s.cascades = wheel_.cascades();
+    s.drive_arms = drive_.arms();
+    s.drive_cancels = drive_.cancels();
     return s;
   }
 
@@ -385,7 +387,7 @@ private:
       scheduler_(scheduler),
       threading_(detail::threading_of(context)),
       mutex_(threading_.locking),
-      drive_(context, grid_, &wheel_timer_service::on_drive, this),
+      drive_(context, scheduler, grid_, &wheel_timer_service::on_drive, this),
       slices_(scheduler, threading_.one_thread,
           &wheel_timer_service::on_slice, this)
   {
@@ -780,7 +782,7 @@ private:
   }
 
   // With no pending wait left, the drive timer must not keep run() from
-  // returning. Lock held.
+  // returning (it is parked, see drive_timer.hpp). Lock held.
   void disarm_if_idle()
   {
     if (stats_.pending_waits == 0)

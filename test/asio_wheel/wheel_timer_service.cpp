@@ -147,8 +147,18 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.timers_in_wheel == 0u);
   BOOST_TEST(io.stopped(), "nothing pending: the drive timer must not keep the context busy");
-  step_to(41);
-  BOOST_TEST(service.stats().drive_wakeups == 5u, "woken with nothing pending");
+  {
+    // The drive timer was parked for f's tick 34, not cancelled (see drive_timer.hpp): while
+    // other work keeps the context running (the guard here), it fires there, once, and finds
+    // nothing. A context with nothing to do does not run at all.
+    const auto guard = asio::make_work_guard(io);
+    step_to(41);
+  }
+  s = service.stats();
+  BOOST_TEST(s.drive_wakeups == 6u, "the parked drive timer fires once, at tick 34");
+  BOOST_TEST(s.empty_wakeups == 2u);
+  BOOST_TEST(s.drive_cancels == 0u, "the drive timer was cancelled although nothing came due"
+      " sooner");
 
   // A wakeup whose only wait was cancelled in the meantime completes nothing, so if the
   // service still wakes at tick 46 that wakeup must count as empty.
@@ -706,6 +716,80 @@ BOOST_DATA_TEST_CASE(pending_wait_keeps_run_from_returning_until_the_last_is_can
   BOOST_TEST(io.stopped(), "run() kept going after the last wait expired");
   BOOST_TEST((std::chrono::steady_clock::now() - started_again < 4s));
   BOOST_TEST(third_record.succeeded_once());
+}
+
+// A context whose only timer is the current operation's (a client's read timeout, an idle
+// timer re-armed on every message): when its wait goes, the drive timer is parked, not
+// cancelled, and the next wait takes it back. No reactor arm or cancel per operation, and yet
+// run() returns whenever nothing is pending, also after a parked drive timer fires.
+BOOST_DATA_TEST_CASE(lone_wait_parks_the_drive_timer_and_run_still_returns,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io(concurrency_hint);
+  auto& service = install_service(io, make_options(tick, 8));
+  const auto at = [&](double n) { return t0 + ticks(n, tick); };
+  manual_timer lone(io);
+
+  for (int i = 0; i < 100; ++i)
+  {
+    wait_record r;
+    lone.expires_at(at(20.5 + 0.01 * i));  // later each time, as the next operation's is
+    lone.async_wait(record_into(r));
+    BOOST_TEST_REQUIRE(lone.cancel() == 1u);
+    settle(io);
+    BOOST_TEST_REQUIRE(r.aborted_once());
+    BOOST_TEST_REQUIRE(io.stopped(), "operation " << i << ": the parked drive timer kept run()"
+        " from returning");
+  }
+  auto s = service.stats();
+  BOOST_TEST(s.drive_arms == 1u, "the drive timer was set " << s.drive_arms << " times");
+  BOOST_TEST(s.drive_cancels == 0u);
+  BOOST_TEST(s.drive_wakeups == 0u);
+
+  // With nothing else to do the context does not run, so the parked timer fires only while
+  // other work keeps it running: at tick 21, one empty wakeup. Its operation takes back the
+  // unit of work it gave up before the scheduler counts it done, or the context would stop
+  // here with the guard's work left.
+  {
+    const auto guard = asio::make_work_guard(io);
+    advance_in_steps(io, at(21) - manual_clock::now(), tick);
+    s = service.stats();
+    BOOST_TEST(s.drive_wakeups == 1u);
+    BOOST_TEST(s.empty_wakeups == 1u);
+    BOOST_TEST(!io.stopped(), "the parked drive timer's completion used up other work's unit");
+  }
+  io.poll();
+  BOOST_TEST(io.stopped());
+
+  // The count of work is still right: a pending wait keeps run() going, and its expiry ends it.
+  wait_record later;
+  lone.expires_at(at(23.5));
+  lone.async_wait(record_into(later));
+  io.restart();
+  io.run_for(50ms);
+  BOOST_TEST(!io.stopped(), "run() ran out of work with a wait pending");
+  advance_in_steps(io, at(24) - manual_clock::now(), tick);
+  BOOST_TEST(later.succeeded_once());
+  BOOST_TEST(io.stopped());
+
+  // Parked for tick 40, then a wait due sooner: taken back, cancelled and set for tick 30.
+  wait_record far_wait, near_wait;  // (near and far are macros on Windows)
+  lone.expires_at(at(39.5));
+  lone.async_wait(record_into(far_wait));
+  BOOST_TEST(lone.cancel() == 1u);
+  settle(io);
+  manual_timer other(io, at(29.5));
+  other.async_wait(record_into(near_wait));
+  settle(io);
+  s = service.stats();
+  BOOST_TEST(s.drive_cancels == 1u);
+  advance_in_steps(io, at(29) - manual_clock::now(), tick);
+  BOOST_TEST(near_wait.calls == 0);
+  advance_in_steps(io, at(30) - manual_clock::now(), tick);
+  BOOST_TEST(near_wait.succeeded_once());
+  BOOST_TEST((near_wait.completed_at == at(30)));
+  BOOST_TEST(io.stopped());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -12,7 +12,8 @@
 #   1. BENCH_PROGRAM --pairs 100000: for each way, 100k operations started
 #      with the way's timeout on a fake operation (no I/O: it stores its
 #      handler and completes it at once with success; 1000 other timeouts
-#      pending; io.poll() every 256). Instructions per operation, minus those
+#      pending, then again with none: the lone timeout of a client, the
+#      context's only one; io.poll() every 256). Instructions per operation, minus those
 #      of the same operation without a timeout: what one arm + withdraw pair
 #      of the timeout costs, adapter included. For the wheel, also the
 #      inclusive cost per pair of the parts (the service's arm_timeout and
@@ -74,13 +75,16 @@ inclusive() { # file pattern count
   echo
   echo "1. Arm + withdraw pairs: $pairs operations per way on a fake operation"
   echo
-  echo "| way | instructions per operation | minus no timeout |"
-  echo "|---|---:|---:|"
+  echo "| way | instructions per operation, 1000 other timeouts pending | minus no timeout | the same, none pending (lone) | minus no timeout |"
+  echo "|---|---:|---:|---:|---:|"
   sections pairs | awk -F'\t' -v n=$pairs '
-    { way = $1; sub(/^pairs /, "", way); ir[way] = $2 / n; order[++k] = way }
+    { split($1, f, " "); kind = f[1]; way = f[2]; ir[kind, way] = $2 / n;
+      if (kind == "pairs") order[++k] = way }
     END { for (i = 1; i <= k; i++) { w = order[i];
-            printf "| %s | %.1f | %s |\n", w, ir[w],
-              (w == "none" ? "-" : sprintf("%.1f", ir[w] - ir["none"])) } }'
+            printf "| %s | %.1f | %s | %.1f | %s |\n", w, ir["pairs", w],
+              (w == "none" ? "-" : sprintf("%.1f", ir["pairs", w] - ir["pairs", "none"])),
+              ir["lone", w],
+              (w == "none" ? "-" : sprintf("%.1f", ir["lone", w] - ir["lone", "none"])) } }'
   wheel_dump=$(sections pairs | awk -F'\t' '$1 == "pairs wheel" { print $3 }')
   if [ -n "$wheel_dump" ]; then
     echo

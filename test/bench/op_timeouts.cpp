@@ -73,6 +73,7 @@
 #include <asio_wheel/cancel_after.hpp>
 #include <asio_wheel/detail/config.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -107,6 +108,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -838,20 +840,25 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
 /// A fake asynchronous operation with one pending handler, completed by
 /// complete(): what an I/O object does, minus the I/O. It does not listen to
 /// the handler's cancellation slot.
+// While pending it counts as work of the context, as a real operation does
+// (a socket read's reactor operation), until its handler has returned.
 class fake_op
 {
 public:
   template <typename Handler>
-  void store(Handler&& h)
+  void store(boost::asio::io_context& io, Handler&& h)
   {
     using H = std::decay_t<Handler>;
     static_assert(sizeof(H) <= sizeof storage_, "handler too large");
     new (storage_) H(static_cast<Handler&&>(h));
+    work_.emplace(io.get_executor());
     invoke_ = [](fake_op& self, const error_code& ec, std::size_t n) {
       H* stored = std::launder(reinterpret_cast<H*>(self.storage_));
       H handler(std::move(*stored));
       stored->~H();
       self.invoke_ = nullptr;
+      auto work = std::move(self.work_);
+      self.work_.reset();
       handler(ec, n);
     };
   }
@@ -861,6 +868,7 @@ public:
 private:
   alignas(std::max_align_t) unsigned char storage_[64];
   void (*invoke_)(fake_op&, const error_code&, std::size_t) = nullptr;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
 };
 
 struct fake_initiation
@@ -874,7 +882,7 @@ struct fake_initiation
   template <typename Handler>
   void operator()(Handler&& h) const
   {
-    op->store(static_cast<Handler&&>(h));
+    op->store(*io, static_cast<Handler&&>(h));
   }
 
   boost::asio::io_context* io;
@@ -916,11 +924,13 @@ struct pair_timer_handler
   }
 };
 
-/// M operations started and completed one way; io.poll() every max_batch
-/// (the aborted timer waits of the steady_timer and asio ways run there).
+/// M operations started and completed one way; io.poll() every poll_every
+/// operations (the aborted timer waits of the steady_timer and asio ways run
+/// there).
 template <way W>
 __attribute__((noinline)) void pairs(boost::asio::io_context& io, fake_op& op,
-    boost::asio::steady_timer& timer, std::size_t m, pair_counts& c)
+    boost::asio::steady_timer& timer, std::size_t m, std::size_t poll_every,
+    pair_counts& c)
 {
   for (std::size_t i = 0; i < m; ++i)
   {
@@ -943,17 +953,25 @@ __attribute__((noinline)) void pairs(boost::asio::io_context& io, fake_op& op,
     op.complete(error_code(), 1);
     if constexpr (W == way::steady_timer)
       timer.cancel();
-    if (i % max_batch == max_batch - 1)
+    if (i % poll_every == poll_every - 1)
       io.poll();
   }
   io.poll();
 }
 
+/// `background` other timeouts pending meanwhile: 1000 (a server's, polled
+/// every max_batch operations), or 0 (a client's, whose only timeout is the
+/// current operation's: polled after every operation, as a client's read
+/// completes through the scheduler before the next is started).
 template <way W>
-void measure_pairs(std::size_t m, bench::report& report)
+void measure_pairs(std::size_t m, std::size_t background, bench::report& report)
 {
-  constexpr std::size_t background = 1000;  // other pending timeouts
+  const char* const kind = background == 0 ? "lone" : "pairs";
+  const std::size_t poll_every = background == 0 ? 1 : max_batch;
   boost::asio::io_context io{1};
+  // The connection's other work (its next read, its writes): the context
+  // never runs out of work between two operations, as a client's does not.
+  const auto connection = boost::asio::make_work_guard(io);
   pair_counts c;
   std::vector<fake_op> others(background);
   std::vector<boost::asio::steady_timer> other_timers;
@@ -980,24 +998,24 @@ void measure_pairs(std::size_t m, bench::report& report)
   }
   fake_op op;
   boost::asio::steady_timer timer(io);
-  pairs<W>(io, op, timer, std::min<std::size_t>(m, 10000), c);  // warm-up
+  pairs<W>(io, op, timer, std::min<std::size_t>(m, 10000), poll_every, c);  // warm-up
 
   const pair_counts warm = c;
-  const std::string section = std::string("pairs ") + way_name(W);
+  const std::string section = std::string(kind) + " " + way_name(W);
   const bench::stopwatch watch;
   CALLGRIND_ZERO_STATS;
-  pairs<W>(io, op, timer, m, c);
+  pairs<W>(io, op, timer, m, poll_every, c);
   const double ns = bench::to_ns(watch.cpu()) / static_cast<double>(m);
   CALLGRIND_DUMP_STATS_AT(section.c_str());
 
   report.check(c.completed - warm.completed == m && c.aborted == 0,
-      std::string("pairs ") + way_name(W) + ": every operation completed once");
+      section + ": every operation completed once");
   if constexpr (W == way::steady_timer)
     report.check(c.timer_aborted - warm.timer_aborted == m,
-        "pairs steady_timer: every cancelled wait's handler ran");
-  std::printf("  %-13s %10.1f ns per operation (thread CPU; under callgrind see its dump)\n",
-      way_name(W), ns);
-  report.measure("W8_pairs", way_impl(W), m, "ns_per_pair", ns);
+        section + ": every cancelled wait's handler ran");
+  std::printf("  %-5s %-13s %10.1f ns per operation (thread CPU; under callgrind see its dump)\n",
+      kind, way_name(W), ns);
+  report.measure(background == 0 ? "W8_lone_pairs" : "W8_pairs", way_impl(W), m, "ns_per_pair", ns);
   for (std::size_t i = 0; i < background; ++i)
     others[i].complete(boost::asio::error::operation_aborted, 0);
   io.poll();
@@ -1137,21 +1155,26 @@ struct row
 int run_pairs_mode(const program_options& o, bench::report& report)
 {
   std::printf("W8 arm + withdraw pairs (callgrind mode): %zu operations per way on a\n"
-      "fake operation, 1000 other timeouts pending, io.poll() every %zu\n\n",
+      "fake operation; \"pairs\" with 1000 other timeouts pending and io.poll() every %zu,\n"
+      "\"lone\" with none (the operation's timeout is the context's only one) and\n"
+      "io.poll() after each\n\n",
       o.pairs, max_batch);
   const auto wanted = [&](way w) {
     return o.ways.empty() || std::find(o.ways.begin(), o.ways.end(), w) != o.ways.end();
   };
-  if (wanted(way::none))
-    measure_pairs<way::none>(o.pairs, report);
-  if (wanted(way::wheel))
-    measure_pairs<way::wheel>(o.pairs, report);
-  if (wanted(way::steady_timer))
-    measure_pairs<way::steady_timer>(o.pairs, report);
+  for (std::size_t background : {std::size_t(1000), std::size_t(0)})
+  {
+    if (wanted(way::none))
+      measure_pairs<way::none>(o.pairs, background, report);
+    if (wanted(way::wheel))
+      measure_pairs<way::wheel>(o.pairs, background, report);
+    if (wanted(way::steady_timer))
+      measure_pairs<way::steady_timer>(o.pairs, background, report);
 #if defined(OP_TIMEOUTS_HAS_ASIO_CANCEL_AFTER)
-  if (wanted(way::asio))
-    measure_pairs<way::asio>(o.pairs, report);
+    if (wanted(way::asio))
+      measure_pairs<way::asio>(o.pairs, background, report);
 #endif
+  }
   return report.finish();
 }
 
