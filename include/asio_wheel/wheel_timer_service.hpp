@@ -32,6 +32,7 @@
 #include <asio_wheel/wheel_options.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -118,6 +119,27 @@ public:
 
   /// The options the service was made with.
   const wheel_options& options() const noexcept { return options_; }
+
+  /// The service of @p context, as asio::use_service finds or makes it, but
+  /// without the registry's lock on every call: each thread remembers the
+  /// last context it asked for. For what looks the service up per operation
+  /// (cancel_after); a stream or timer keeps its service from construction.
+  static wheel_timer_service& of(asio::execution_context& context)
+  {
+    last_lookup& last = last_lookup_;
+    // A service that shut down (its context is being destroyed) changes the
+    // generation, so a new context at the same address is never mistaken
+    // for the old one.
+    const std::uint64_t generation
+      = shutdowns_.load(std::memory_order_acquire);
+    if (last.context != &context || last.generation != generation)
+    {
+      last.service = &asio::use_service<wheel_timer_service>(context);
+      last.context = &context;
+      last.generation = generation;
+    }
+    return *last.service;
+  }
 
   /// A consistent snapshot of the service's counters.
   wheel_stats stats() const
@@ -981,6 +1003,7 @@ private:
     {
       lock_type lock(mutex_);
       shutdown_ = true;
+      shutdowns_.fetch_add(1, std::memory_order_acq_rel);  // see of()
       slices_.take_all(ops);
       wheel_.clear([&ops](detail::wheel_entry& e) {
         auto& impl = static_cast<implementation_type&>(e);
@@ -1013,6 +1036,17 @@ private:
   detail::completion_slices slices_;
 
   bool shutdown_ = false;
+
+  // of(): the last lookup of each thread, valid while no service of this
+  // type has shut down since.
+  struct last_lookup
+  {
+    const asio::execution_context* context = nullptr;
+    wheel_timer_service* service = nullptr;
+    std::uint64_t generation = 0;
+  };
+  static inline thread_local last_lookup last_lookup_;
+  static inline std::atomic<std::uint64_t> shutdowns_{0};
   wheel_stats stats_;  // queued_completions: see stats()
 };
 

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -790,6 +791,47 @@ BOOST_DATA_TEST_CASE(lone_wait_parks_the_drive_timer_and_run_still_returns,
   BOOST_TEST(near_wait.succeeded_once());
   BOOST_TEST((near_wait.completed_at == at(30)));
   BOOST_TEST(io.stopped());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(lookup)
+
+// wheel_timer_service::of (what cancel_after uses per operation) remembers each thread's last
+// lookup; it must still give each context its own service, as use_service does.
+BOOST_AUTO_TEST_CASE(of_gives_each_context_its_own_service)
+{
+  asio::io_context first, second;
+  auto& first_service = install_service(first, make_options(tick, 8));
+  auto& second_service = install_service(second, make_options(2 * tick, 8));
+  for (int i = 0; i < 4; ++i)
+  {
+    BOOST_TEST(&manual_service::of(first) == &first_service);
+    BOOST_TEST(&manual_service::of(second) == &second_service);
+  }
+  // A context without one gets the default service, made as use_service makes it.
+  asio::io_context third;
+  auto& made = manual_service::of(third);
+  BOOST_TEST(&made == &asio::use_service<manual_service>(third));
+  BOOST_TEST(&manual_service::of(first) == &first_service);
+}
+
+// A context destroyed and another made at the same address: the last lookup must not give the
+// old service. The old service's memory is taken by another allocation first, so that the new
+// service lives elsewhere and a stale answer shows.
+BOOST_AUTO_TEST_CASE(of_forgets_the_service_of_a_destroyed_context)
+{
+  std::optional<asio::io_context> io;
+  io.emplace();
+  const manual_service* old_service = &install_service(*io, make_options(tick, 8));
+  BOOST_TEST(&manual_service::of(*io) == old_service);
+  io.reset();
+  std::unique_ptr<char[]> taken(new char[sizeof(manual_service)]);
+  io.emplace();
+  auto& new_service = install_service(*io, make_options(2 * tick, 8));
+  BOOST_TEST_REQUIRE(&new_service != old_service, "the new service took the old one's memory");
+  BOOST_TEST(&manual_service::of(*io) == &new_service);
+  BOOST_TEST((manual_service::of(*io).options().tick == 2 * tick));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
