@@ -79,7 +79,8 @@
 
 // ---- Asio's own cancel_after / cancel_at (asio/cancel_after.hpp): in Boost.Asio 1.87, 1.89,
 // 1.90 and standalone 1.38, not in Boost 1.81, 1.83 or standalone 1.22; they came with Asio
-// 1.31 (Boost 1.86). ----------------------------------------------------------------------
+// 1.31 (Boost 1.86), together with their overloads that take a basic_waitable_timer (the
+// same commit of boostorg/asio, 6a817c43, added both), so one gate covers both. -------------
 #if ASIO_WHEEL_ASIO_VERSION >= 103100
 # define ASIO_WHEEL_TEST_HAS_ASIO_CANCEL_AFTER 1
 #endif
