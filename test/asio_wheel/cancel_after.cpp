@@ -250,14 +250,8 @@ public:
     queue_->push(std::forward<F>(f));
   }
 
-  friend bool operator==(const held_executor& a, const held_executor& b) noexcept
-  {
-    return a.queue_ == b.queue_;
-  }
-  friend bool operator!=(const held_executor& a, const held_executor& b) noexcept
-  {
-    return a.queue_ != b.queue_;
-  }
+  bool operator==(const held_executor& other) const noexcept { return queue_ == other.queue_; }
+  bool operator!=(const held_executor& other) const noexcept { return queue_ != other.queue_; }
 
 private:
   asio::io_context* io_;
