@@ -7,7 +7,9 @@
 // timing wheel: no timer object and no reactor heap entry per operation, and
 // an operation that completes first takes its timeout back in O(1), without
 // any completion of its own. It works with every Asio the library supports,
-// including those that have no cancel_after.
+// including those that have no cancel_after. The overloads that take a
+// basic_wheel_timer time the operation with a wait on that timer instead, as
+// Asio's overloads that take a basic_waitable_timer do.
 //
 
 #ifndef ASIO_WHEEL_CANCEL_AFTER_HPP
@@ -16,6 +18,7 @@
 #include <asio_wheel/detail/asio_forward.hpp>
 #include <asio_wheel/detail/asio_operation.hpp>
 #include <asio_wheel/detail/timed_cancel_op.hpp>
+#include <asio_wheel/wheel_timer.hpp>
 #include <asio_wheel/wheel_timer_service.hpp>
 
 #include <chrono>
@@ -69,6 +72,18 @@ public:
         : detail::chrono_time_traits<Clock, WaitTraits>::subtract(
             at_, Clock::now());
     });
+  }
+
+  /// Sets @p timer's expiry to the deadline of an operation starting now,
+  /// with expires_after or expires_at (which abort the timer's pending
+  /// waits), so that the timer's own tolerance applies as to any wait.
+  template <typename Timer>
+  void set_expiry(Timer& timer) const
+  {
+    if (relative_)
+      timer.expires_after(after_);
+    else
+      timer.expires_at(at_);
   }
 
   /// The cancellation emitted when the deadline is reached.
@@ -149,6 +164,61 @@ public:
         std::forward<CompletionToken>(token), spec_);
   }
 
+  timeout_spec<Clock, WaitTraits> spec_;
+};
+
+/// A completion token adapter whose timeout is a wait on a timer of the
+/// user's: the operation started with it sets the timer's expiry (as
+/// expires_after / expires_at do, aborting the timer's pending waits), waits
+/// on the timer, and is cancelled if it has not completed when that wait
+/// completes, by expiry or because the timer was cancelled. When the
+/// operation completes first, the timer is cancelled. Its result reaches the
+/// adapted token unchanged. The timer must outlive the operation.
+template <typename CompletionToken, typename Clock, typename WaitTraits,
+    typename Executor>
+class timed_cancel_timer_t
+{
+public:
+  using timer_type = basic_wheel_timer<Clock, WaitTraits, Executor>;
+
+  template <typename T>
+  timed_cancel_timer_t(T&& token, timer_type& timer,
+      const timeout_spec<Clock, WaitTraits>& spec)
+    : token_(std::forward<T>(token)), timer_(timer), spec_(spec)
+  {
+  }
+
+  CompletionToken token_;
+  timer_type& timer_;
+  timeout_spec<Clock, WaitTraits> spec_;
+};
+
+/// The partial form of the timer overloads: adapts the operation's default
+/// completion token.
+template <typename Clock, typename WaitTraits, typename Executor>
+class partial_timed_cancel_timer
+{
+public:
+  using timer_type = basic_wheel_timer<Clock, WaitTraits, Executor>;
+
+  partial_timed_cancel_timer(timer_type& timer,
+      const timeout_spec<Clock, WaitTraits>& spec)
+    : timer_(timer), spec_(spec)
+  {
+  }
+
+  /// Adapts @p token.
+  template <typename CompletionToken>
+  timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
+    Executor>
+  operator()(CompletionToken&& token) const
+  {
+    return timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock,
+      WaitTraits, Executor>(std::forward<CompletionToken>(token), timer_,
+        spec_);
+  }
+
+  timer_type& timer_;
   timeout_spec<Clock, WaitTraits> spec_;
 };
 
@@ -289,20 +359,106 @@ timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
       std::forward<CompletionToken>(token));
 }
 
+/// The timer overloads, as Asio's (Boost 1.86+) for basic_waitable_timer:
+/// the operation's timeout is a wait on @p timer, whose expiry the operation
+/// sets to @p timeout from its start (see timed_cancel_timer_t). Partial
+/// form:
+/// @code
+/// co_await sock.async_read_some(buf, asio_wheel::cancel_after(timer, 30s));
+/// @endcode
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename Rep, typename Period>
+partial_timed_cancel_timer<Clock, WaitTraits, Executor> cancel_after(
+    basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
+    const std::chrono::duration<Rep, Period>& timeout,
+    asio::cancellation_type_t type = asio::cancellation_type::terminal)
+{
+  using spec = timeout_spec<Clock, WaitTraits>;
+  return partial_timed_cancel_timer<Clock, WaitTraits, Executor>(timer,
+      spec::after(std::chrono::ceil<typename Clock::duration>(timeout), type));
+}
+
+/// As above, adapting @p token.
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename Rep, typename Period, typename CompletionToken>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
+  Executor>
+cancel_after(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
+    const std::chrono::duration<Rep, Period>& timeout, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_after(timer, timeout,
+      asio::cancellation_type::terminal)(std::forward<CompletionToken>(token));
+}
+
+/// As above, with the cancellation type to emit.
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename Rep, typename Period, typename CompletionToken>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
+  Executor>
+cancel_after(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
+    const std::chrono::duration<Rep, Period>& timeout,
+    asio::cancellation_type_t type, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_after(timer, timeout, type)(
+      std::forward<CompletionToken>(token));
+}
+
+/// The timer overloads of cancel_at: the operation's timeout is a wait on
+/// @p timer, whose expiry the operation sets to @p deadline.
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename Duration>
+partial_timed_cancel_timer<Clock, WaitTraits, Executor> cancel_at(
+    basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    asio::cancellation_type_t type = asio::cancellation_type::terminal)
+{
+  using spec = timeout_spec<Clock, WaitTraits>;
+  return partial_timed_cancel_timer<Clock, WaitTraits, Executor>(timer,
+      spec::at(std::chrono::time_point_cast<typename Clock::duration>(
+          deadline), type));
+}
+
+/// As above, adapting @p token.
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename Duration, typename CompletionToken>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
+  Executor>
+cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_at(timer, deadline,
+      asio::cancellation_type::terminal)(std::forward<CompletionToken>(token));
+}
+
+/// As above, with the cancellation type to emit.
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename Duration, typename CompletionToken>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
+  Executor>
+cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
+    const std::chrono::time_point<Clock, Duration>& deadline,
+    asio::cancellation_type_t type, CompletionToken&& token)
+{
+  return ::asio_wheel::cancel_at(timer, deadline, type)(
+      std::forward<CompletionToken>(token));
+}
+
 namespace detail {
 
-// Starts the timed operation: allocates its state, arms the timeout in the
-// wheel of the operation's execution context, then starts the operation with
-// the state's handler.
-template <typename Initiation, typename Clock, typename WaitTraits,
-    typename... Signatures>
-class initiate_timed_cancel
+// What both initiations below keep: the operation's own initiation, and its
+// associated executor as theirs. Each is callable as an rvalue, which moves
+// the operation's initiation on, and as a const lvalue (a completion token's
+// async_result may call it so), which passes it on as a const lvalue, as
+// Asio's own cancel_after does.
+template <typename Initiation>
+class timed_initiation_base
 {
 public:
   using executor_type = asio::associated_executor_t<Initiation>;
 
   template <typename I>
-  explicit initiate_timed_cancel(I&& initiation)
+  explicit timed_initiation_base(I&& initiation)
     : initiation_(std::forward<I>(initiation))
   {
   }
@@ -312,25 +468,120 @@ public:
     return asio::get_associated_executor(initiation_);
   }
 
+protected:
+  Initiation initiation_;
+};
+
+// Starts the timed operation: allocates its state, arms the timeout in the
+// wheel of the operation's execution context, then starts the operation with
+// the state's handler.
+template <typename Initiation, typename Clock, typename WaitTraits,
+    typename... Signatures>
+class initiate_timed_cancel : public timed_initiation_base<Initiation>
+{
+public:
+  using timed_initiation_base<Initiation>::timed_initiation_base;
+  using typename timed_initiation_base<Initiation>::executor_type;
+
   template <typename Handler, typename... Args>
   void operator()(Handler&& handler,
       const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) &&
   {
-    using service_type = wheel_timer_service<Clock, WaitTraits>;
-    using op = timed_cancel_op<std::decay_t<Handler>, executor_type,
-        service_type, Signatures...>;
-    const executor_type ex = get_executor();
-    service_type& service = asio::use_service<service_type>(
-        asio::query(ex, asio::execution::context));
     non_const_lvalue<Handler> handler2(handler);
-    auto op_handler = op::start(handler2.value, ex, service,
-        spec.deadline(), spec.slack(service), spec.cancellation_type());
-    asio::async_initiate<decltype(op_handler), Signatures...>(
-        std::move(initiation_), op_handler, std::forward<Args>(args)...);
+    start(std::move(this->initiation_), handler2.value, spec,
+        std::forward<Args>(args)...);
+  }
+
+  template <typename Handler, typename... Args>
+  void operator()(Handler&& handler,
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) const &
+  {
+    non_const_lvalue<Handler> handler2(handler);
+    start(this->initiation_, handler2.value, spec,
+        std::forward<Args>(args)...);
   }
 
 private:
-  Initiation initiation_;
+  template <typename I, typename Handler, typename... Args>
+  static void start(I&& initiation, Handler& handler,
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args)
+  {
+    const executor_type ex = asio::get_associated_executor(initiation);
+    // A plain io_context executor behind any_io_executor (a socket's, as a
+    // rule) goes into the state as itself: 8 bytes instead of 56, with the
+    // same behaviour (see wheel_timer_service::async_wait).
+    if constexpr (std::is_same<executor_type, asio::any_io_executor>::value)
+    {
+      if (const auto* native = native_executor(ex))
+      {
+        start_on(*native, std::forward<I>(initiation), handler, spec,
+            std::forward<Args>(args)...);
+        return;
+      }
+    }
+    start_on(ex, std::forward<I>(initiation), handler, spec,
+        std::forward<Args>(args)...);
+  }
+
+  template <typename IoExecutor, typename I, typename Handler,
+      typename... Args>
+  static void start_on(const IoExecutor& io_ex, I&& initiation,
+      Handler& handler, const timeout_spec<Clock, WaitTraits>& spec,
+      Args&&... args)
+  {
+    using service_type = wheel_timer_service<Clock, WaitTraits>;
+    using op = timed_cancel_op<Handler, IoExecutor, service_type,
+        Signatures...>;
+    service_type& service = asio::use_service<service_type>(
+        asio::query(io_ex, asio::execution::context));
+    auto op_handler = op::start(handler, io_ex, service, spec.deadline(),
+        spec.slack(service), spec.cancellation_type());
+    asio::async_initiate<decltype(op_handler), Signatures...>(
+        std::forward<I>(initiation), op_handler, std::forward<Args>(args)...);
+  }
+};
+
+// Starts an operation timed by the user's timer: sets the timer's expiry,
+// allocates the state, starts the wait on the timer, then starts the
+// operation with the state's handler. The timer comes as a pointer, so that
+// a deferred initiation can copy its arguments.
+template <typename Initiation, typename Clock, typename WaitTraits,
+    typename Executor, typename... Signatures>
+class initiate_timed_cancel_timer : public timed_initiation_base<Initiation>
+{
+public:
+  using timed_initiation_base<Initiation>::timed_initiation_base;
+  using timer_type = basic_wheel_timer<Clock, WaitTraits, Executor>;
+
+  template <typename Handler, typename... Args>
+  void operator()(Handler&& handler, timer_type* timer,
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) &&
+  {
+    non_const_lvalue<Handler> handler2(handler);
+    start(std::move(this->initiation_), handler2.value, *timer, spec,
+        std::forward<Args>(args)...);
+  }
+
+  template <typename Handler, typename... Args>
+  void operator()(Handler&& handler, timer_type* timer,
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) const &
+  {
+    non_const_lvalue<Handler> handler2(handler);
+    start(this->initiation_, handler2.value, *timer, spec,
+        std::forward<Args>(args)...);
+  }
+
+private:
+  template <typename I, typename Handler, typename... Args>
+  static void start(I&& initiation, Handler& handler, timer_type& timer,
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args)
+  {
+    using op = timed_cancel_timer_op<Handler, timer_type, Signatures...>;
+    spec.set_expiry(timer);
+    auto op_handler = op::start(handler, timer, spec.cancellation_type());
+    asio::async_initiate<decltype(op_handler), Signatures...>(
+        std::forward<I>(initiation), op_handler, std::forward<Args>(args)...);
+  }
 };
 
 } // namespace detail
@@ -401,6 +652,76 @@ struct async_result<
         Clock, WaitTraits>(
           ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
           token.spec_),
+      std::forward<Args>(args)...);
+  }
+};
+
+template <typename CompletionToken, typename Clock, typename WaitTraits,
+    typename Executor, typename... Signatures>
+struct async_result<
+    ::asio_wheel::timed_cancel_timer_t<CompletionToken, Clock, WaitTraits,
+      Executor>,
+    Signatures...>
+  : async_result<CompletionToken, Signatures...>
+{
+  template <typename Initiation, typename RawCompletionToken, typename... Args>
+  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
+      Args&&... args)
+    -> decltype(async_initiate<
+          std::conditional_t<
+            std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+            const CompletionToken, CompletionToken>,
+          Signatures...>(
+        std::declval<::asio_wheel::detail::initiate_timed_cancel_timer<
+          std::decay_t<Initiation>, Clock, WaitTraits, Executor,
+          Signatures...>>(),
+        token.token_, &token.timer_, token.spec_, std::forward<Args>(args)...))
+  {
+    return async_initiate<
+        std::conditional_t<
+          std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+          const CompletionToken, CompletionToken>,
+        Signatures...>(
+      ::asio_wheel::detail::initiate_timed_cancel_timer<
+        std::decay_t<Initiation>, Clock, WaitTraits, Executor, Signatures...>(
+          std::forward<Initiation>(initiation)),
+      token.token_, &token.timer_, token.spec_, std::forward<Args>(args)...);
+  }
+};
+
+template <typename Clock, typename WaitTraits, typename Executor,
+    typename... Signatures>
+struct async_result<
+    ::asio_wheel::partial_timed_cancel_timer<Clock, WaitTraits, Executor>,
+    Signatures...>
+{
+  template <typename Initiation, typename RawCompletionToken, typename... Args>
+  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
+      Args&&... args)
+    -> decltype(async_initiate<
+          const ::asio_wheel::timed_cancel_timer_t<
+            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+            Clock, WaitTraits, Executor>&,
+          Signatures...>(
+        std::forward<Initiation>(initiation),
+        ::asio_wheel::timed_cancel_timer_t<
+          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+          Clock, WaitTraits, Executor>(
+            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
+            token.timer_, token.spec_),
+        std::forward<Args>(args)...))
+  {
+    return async_initiate<
+        const ::asio_wheel::timed_cancel_timer_t<
+          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+          Clock, WaitTraits, Executor>&,
+        Signatures...>(
+      std::forward<Initiation>(initiation),
+      ::asio_wheel::timed_cancel_timer_t<
+        ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
+        Clock, WaitTraits, Executor>(
+          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
+          token.timer_, token.spec_),
       std::forward<Args>(args)...);
   }
 };

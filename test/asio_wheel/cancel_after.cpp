@@ -2,10 +2,13 @@
 //
 // Every behaviour test runs against asio_wheel's adapter and, where the Asio being compiled
 // against has one (Boost 1.86+, standalone 1.31+), against Asio's own cancel_after /
-// cancel_at: the same test proves the semantics are Asio's. Time is manual (manual_clock,
-// whose asio::wait_traits make the reactor look at the clock on every turn, see below), so a
-// test decides when a deadline passes; the operations are reads on connected loopback
-// sockets, and custom operations that record the cancellation they receive.
+// cancel_at: the same test proves the semantics are Asio's. So do the tests of the timer
+// overloads (cancel_at(timer, deadline, token), timed by the user's timer: a basic_wheel_timer
+// for ours, a basic_waitable_timer for Asio's). Time is manual (manual_clock, whose
+// asio::wait_traits make the reactor look at the clock on every turn, see below), so a test
+// decides when a deadline passes; the operations are reads on connected loopback sockets, and
+// custom operations that record the cancellation they receive. Asio's own tests of its
+// cancel_after and cancel_at, ported, are in asio_cancel_after_cases.cpp.
 #define BOOST_TEST_MODULE asio_wheel_cancel_after_test
 #include "wheel_test_support.hpp"  // manual_clock, settle, asio::, error_code
 
@@ -44,11 +47,16 @@ namespace {
 
 // ---- The two implementations, behind one interface -------------------------------------
 
+// at(...) and after(...) are the implementation's cancel_at and cancel_after, with or without
+// a timer first; timer is the timer type its timer overloads take.
 struct wheel_adapter
 {
   static constexpr const char* name = "asio_wheel::cancel_at";
   template <class... A>
   static auto at(A&&... a) { return asio_wheel::cancel_at(std::forward<A>(a)...); }
+  template <class... A>
+  static auto after(A&&... a) { return asio_wheel::cancel_after(std::forward<A>(a)...); }
+  using timer = asio_wheel::basic_wheel_timer<manual_clock>;
   static constexpr bool is_wheel = true;
 };
 
@@ -58,6 +66,9 @@ struct asio_adapter
   static constexpr const char* name = "asio::cancel_at";
   template <class... A>
   static auto at(A&&... a) { return asio::cancel_at(std::forward<A>(a)...); }
+  template <class... A>
+  static auto after(A&&... a) { return asio::cancel_after(std::forward<A>(a)...); }
+  using timer = asio::basic_waitable_timer<manual_clock>;
   static constexpr bool is_wheel = false;
 };
 using adapters = std::tuple<asio_adapter, wheel_adapter>;
@@ -167,7 +178,114 @@ private:
 
 manual_clock::time_point in(manual_clock::duration d) { return manual_clock::now() + d; }
 
+// How controlled_operation completed: how often, with what.
+struct run_record
+{
+  int calls = 0;
+  error_code ec;
+  int value = 0;
+};
+
+auto record_into(run_record& r)
+{
+  return [&r](error_code ec, int value) {
+    ++r.calls;
+    r.ec = ec;
+    r.value = value;
+  };
+}
+
+// An executor that holds what is submitted to it until the test runs it: the upcalls of a
+// handler bound to it (bind_executor) wait in its queue, so a test decides when they run.
+class held_queue
+{
+public:
+  template <class F>
+  void push(F&& f)
+  {
+    tasks_.push_back(std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f)));
+  }
+
+  std::size_t size() const { return tasks_.size(); }
+
+  // Runs what is held (not what that submits meanwhile); returns how many ran.
+  std::size_t run()
+  {
+    std::vector<std::unique_ptr<task>> tasks;
+    tasks.swap(tasks_);
+    for (auto& t : tasks)
+      t->run();
+    return tasks.size();
+  }
+
+private:
+  struct task
+  {
+    virtual ~task() = default;
+    virtual void run() = 0;
+  };
+
+  template <class F>
+  struct task_of final : task
+  {
+    template <class G>
+    explicit task_of(G&& g) : function(std::forward<G>(g)) {}
+    void run() override { function(); }
+    F function;
+  };
+
+  std::vector<std::unique_ptr<task>> tasks_;
+};
+
+class held_executor
+{
+public:
+  held_executor(asio::io_context& io, held_queue& queue) noexcept : io_(&io), queue_(&queue) {}
+
+  asio::execution_context& query(asio::execution::context_t) const noexcept { return *io_; }
+
+  template <class F>
+  void execute(F&& f) const
+  {
+    queue_->push(std::forward<F>(f));
+  }
+
+  bool operator==(const held_executor& other) const noexcept { return queue_ == other.queue_; }
+  bool operator!=(const held_executor& other) const noexcept { return queue_ != other.queue_; }
+
+private:
+  asio::io_context* io_;
+  held_queue* queue_;
+};
+
+// A completion token whose async_result calls the initiation as a const lvalue, which a
+// token may do (Asio's own tests have one that takes it by value and calls it as an lvalue).
+template <class Handler>
+struct lvalue_initiating_token
+{
+  Handler handler;
+};
+
+template <class Handler>
+lvalue_initiating_token<Handler> initiate_as_lvalue(Handler handler)
+{
+  return {std::move(handler)};
+}
+
 } // namespace
+
+ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
+template <class Handler, class... Signatures>
+struct async_result<lvalue_initiating_token<Handler>, Signatures...>
+{
+  template <class Initiation, class RawToken, class... Args>
+  static void initiate(Initiation&& initiation, RawToken&& token, Args&&... args)
+  {
+    const auto& as_lvalue = initiation;
+    as_lvalue(Handler(token.handler), std::forward<Args>(args)...);
+  }
+};
+ASIO_WHEEL_ASIO_NAMESPACE_END
 
 BOOST_AUTO_TEST_CASE(implementations_under_test)
 {
@@ -230,28 +348,74 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(operation_completing_first_passes_its_result_and_n
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(completion_in_the_same_tick_as_the_timeout_runs_the_handler_once_and_loses_no_data,
-    Adapter, adapters)
+// Adapter's cancel_at(deadline, token), or WithTimer, its timer overload
+// cancel_at(*timer, deadline, token).
+template <class Adapter, bool WithTimer, class Token>
+auto timed_by(std::optional<typename Adapter::timer>& timer,
+    manual_clock::time_point deadline, Token&& token)
+{
+  if constexpr (WithTimer)
+    return Adapter::at(*timer, deadline, std::forward<Token>(token));
+  else
+    return Adapter::at(deadline, std::forward<Token>(token));
+}
+
+// The race where the timeout fires (its upcall queued on the handler's executor) and the
+// operation completes before that upcall has run: the result must wait in the state until the
+// upcall has run, which then emits nothing, and only then reach the handler. The handler is
+// bound to a held_executor, so the upcall stays queued until the test runs it.
+template <class Adapter, bool WithTimer>
+void check_completion_while_the_timeouts_upcall_is_queued()
 {
   asio::io_context io;
-  socket_pair sockets(io);
-  char buffer[16];
-  read_record r;
-  sockets.reader.async_read_some(asio::buffer(buffer), Adapter::at(in(10ms), record_into(r)));
+  std::optional<typename Adapter::timer> timer;
+  if (WithTimer)
+    timer.emplace(io);
+  held_queue held;
+  controlled_operation op(io);
+  run_record r;
+  op.async_run(timed_by<Adapter, WithTimer>(timer, in(10ms),
+      asio::bind_executor(held_executor(io, held), record_into(r))));
   settle(io);
-  // Both become ready before the context runs again: the data and the deadline.
-  sockets.send("x");
   manual_clock::advance(10ms);
   settle(io);
+  BOOST_TEST_REQUIRE(held.size() == 1u,
+      Adapter::name << ": the timeout's upcall is not queued on the handler's executor");
+  BOOST_TEST(op.received.empty(), "the cancellation was emitted before its upcall ran");
+
+  op.finish(error_code(), 42);
+  settle(io);
+  BOOST_TEST(r.calls == 0,
+      Adapter::name << ": the handler ran while the timeout's upcall was still queued");
+
+  BOOST_TEST(held.run() == 1u);
   BOOST_TEST(r.calls == 1, Adapter::name << ": handler ran " << r.calls << " times");
-  if (!r.ec)
-    BOOST_TEST(r.bytes == 1u);
-  else
+  BOOST_TEST(!r.ec, Adapter::name << ": the operation's own result was replaced: " << r.ec.message());
+  BOOST_TEST(r.value == 42, "the operation's result was not passed through");
+  BOOST_TEST(op.received.empty(), Adapter::name << ": the upcall emitted a cancellation to an "
+      "operation that had completed");
+  settle(io);
+  BOOST_TEST(held.run() == 0u);
+  BOOST_TEST(r.calls == 1);
+  if constexpr (Adapter::is_wheel && !WithTimer)
   {
-    BOOST_TEST((r.ec == asio::error::operation_aborted), r.ec.message());
-    // Cancelled before it read: the byte is still there.
-    BOOST_TEST(sockets.reader.available() == 1u, "a cancelled read lost the data");
+    // The wheel's own record of that path: the timeout fired and was not withdrawn.
+    const asio_wheel::wheel_stats s = asio::use_service<manual_service>(io).stats();
+    BOOST_TEST(s.waits_expired == 1u, "the timeout did not fire");
+    BOOST_TEST(s.timeouts_withdrawn == 0u, "a fired timeout was withdrawn");
   }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(completion_while_the_timeouts_upcall_is_queued_reaches_the_handler_after_it,
+    Adapter, adapters)
+{
+  check_completion_while_the_timeouts_upcall_is_queued<Adapter, false>();
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(completion_while_the_timer_waits_upcall_is_queued_reaches_the_handler_after_it,
+    Adapter, adapters)
+{
+  check_completion_while_the_timeouts_upcall_is_queued<Adapter, true>();
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_that_the_operation_ignores_leaves_its_result_unchanged,
@@ -696,3 +860,284 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(partial_form_awaited_in_a_coroutine, Adapter, adap
   BOOST_TEST((*result == asio::error::operation_aborted), result->message());
 }
 #endif
+
+// ---- An initiation called as an lvalue ----------------------------------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_token_may_call_the_initiation_as_a_const_lvalue, Adapter, adapters)
+{
+  asio::io_context io;
+  typename Adapter::timer timer(io);
+  controlled_operation plain(io), nested(io), timed_by_timer(io);
+  run_record r_plain, r_nested, r_timer;
+  plain.async_run(Adapter::at(in(5s), initiate_as_lvalue(record_into(r_plain))));
+  // Nested: the outer adapter's initiation, called as an lvalue, passes the inner one on as
+  // an lvalue too.
+  nested.async_run(Adapter::at(in(5s),
+      Adapter::at(in(10s), initiate_as_lvalue(record_into(r_nested)))));
+  timed_by_timer.async_run(Adapter::at(timer, in(5s),
+      initiate_as_lvalue(record_into(r_timer))));
+  settle(io);
+  manual_clock::advance(5s);
+  settle(io);
+  for (const run_record* r : {&r_plain, &r_nested, &r_timer})
+  {
+    BOOST_TEST(r->calls == 1, Adapter::name << ": handler ran " << r->calls << " times");
+    BOOST_TEST((r->ec == asio::error::operation_aborted), r->ec.message());
+  }
+  for (const controlled_operation* op : {&plain, &nested, &timed_by_timer})
+  {
+    BOOST_TEST_REQUIRE(op->received.size() == 1u);
+    BOOST_TEST((op->received[0] == asio::cancellation_type::terminal));
+  }
+}
+
+// ---- Timer overloads: the timeout is a wait on the caller's timer --------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_sets_the_timers_expiry_and_times_out_at_it,
+    Adapter, adapters)
+{
+  asio::io_context io;
+  typename Adapter::timer timer(io);
+  controlled_operation op(io);
+  run_record r;
+  const manual_clock::time_point deadline = in(30s);
+  op.async_run(Adapter::at(timer, deadline, record_into(r)));
+  BOOST_TEST((timer.expiry() == deadline), Adapter::name << ": the timer's expiry was not set");
+  settle(io);
+  manual_clock::advance(30s - 1ns);
+  settle(io);
+  BOOST_TEST(op.received.empty(), Adapter::name << ": cancelled before the timer's expiry");
+  BOOST_TEST(r.calls == 0);
+  manual_clock::advance(1ns);
+  settle(io);
+  BOOST_TEST_REQUIRE(op.received.size() == 1u, Adapter::name << ": no cancellation at the expiry");
+  BOOST_TEST((op.received[0] == asio::cancellation_type::terminal));
+  BOOST_TEST(r.calls == 1);
+  BOOST_TEST((r.ec == asio::error::operation_aborted), r.ec.message());
+
+  // cancel_after: the expiry is the operation's start plus the timeout.
+  controlled_operation op2(io);
+  run_record r2;
+  op2.async_run(Adapter::after(timer, 20s, record_into(r2)));
+  BOOST_TEST((timer.expiry() == manual_clock::now() + 20s));
+  manual_clock::advance(20s - 1ns);
+  settle(io);
+  BOOST_TEST(r2.calls == 0);
+  manual_clock::advance(1ns);
+  settle(io);
+  BOOST_TEST(r2.calls == 1, Adapter::name << ": cancel_after(timer, ...) did not time out");
+  BOOST_TEST((r2.ec == asio::error::operation_aborted));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(operation_completing_first_cancels_the_timers_wait,
+    Adapter, adapters)
+{
+  asio::io_context io;
+  typename Adapter::timer timer(io);
+  controlled_operation op(io);
+  run_record r;
+  op.async_run(Adapter::at(timer, in(30s), record_into(r)));
+  settle(io);
+  op.finish(error_code(), 7);
+  settle(io);
+  BOOST_TEST(r.calls == 1);
+  BOOST_TEST(!r.ec, r.ec.message());
+  BOOST_TEST(r.value == 7, Adapter::name << ": the operation's result was not passed through");
+  BOOST_TEST(timer.cancel() == 0u, Adapter::name << ": the timer's wait is still pending");
+  manual_clock::advance(30s);
+  settle(io);
+  BOOST_TEST(r.calls == 1);
+  BOOST_TEST(op.received.empty(), "a cancellation reached a completed operation");
+  if constexpr (Adapter::is_wheel)
+    BOOST_TEST(asio::use_service<manual_service>(io).stats().pending_waits == 0u);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(cancelling_or_resetting_the_timer_cancels_the_operation,
+    Adapter, adapters)
+{
+  asio::io_context io;
+  typename Adapter::timer timer(io);
+
+  // The timer's wait completes with operation_aborted: the timeout fires all the same.
+  controlled_operation cancelled(io);
+  run_record r1;
+  cancelled.async_run(Adapter::at(timer, in(30s), asio::cancellation_type::partial,
+      record_into(r1)));
+  settle(io);
+  BOOST_TEST(timer.cancel() == 1u);
+  settle(io);
+  BOOST_TEST_REQUIRE(cancelled.received.size() == 1u,
+      Adapter::name << ": cancelling the timer did not cancel the operation");
+  BOOST_TEST((cancelled.received[0] == asio::cancellation_type::partial));
+  BOOST_TEST(r1.calls == 1);
+  BOOST_TEST((r1.ec == asio::error::operation_aborted));
+
+  // So does setting the timer's expiry, which aborts its waits.
+  controlled_operation reset(io);
+  run_record r2;
+  reset.async_run(Adapter::at(timer, in(30s), record_into(r2)));
+  settle(io);
+  timer.expires_after(1h);
+  settle(io);
+  BOOST_TEST(reset.received.size() == 1u,
+      Adapter::name << ": setting the timer's expiry did not cancel the operation");
+  BOOST_TEST(r2.calls == 1);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(reusing_the_timer_for_another_operation, Adapter, adapters)
+{
+  asio::io_context io;
+  typename Adapter::timer timer(io);
+
+  // While the first is pending: the second sets the expiry, which fires the first's timeout.
+  controlled_operation first(io), second(io);
+  run_record r1, r2;
+  first.async_run(Adapter::at(timer, in(10s), record_into(r1)));
+  second.async_run(Adapter::at(timer, in(20s), record_into(r2)));
+  settle(io);
+  BOOST_TEST(first.received.size() == 1u,
+      Adapter::name << ": the first operation was not cancelled when its timer was reused");
+  BOOST_TEST(r1.calls == 1);
+  BOOST_TEST(r2.calls == 0);
+  manual_clock::advance(20s - 1ns);
+  settle(io);
+  BOOST_TEST(r2.calls == 0, Adapter::name << ": the second operation was cancelled early");
+  manual_clock::advance(1ns);
+  settle(io);
+  BOOST_TEST(second.received.size() == 1u);
+  BOOST_TEST(r2.calls == 1);
+
+  // After an operation completed: the next one is timed as if the timer were new.
+  controlled_operation third(io), fourth(io);
+  run_record r3, r4;
+  third.async_run(Adapter::at(timer, in(5s), record_into(r3)));
+  settle(io);
+  third.finish(error_code(), 3);
+  settle(io);
+  BOOST_TEST(r3.calls == 1);
+  BOOST_TEST(r3.value == 3);
+  fourth.async_run(Adapter::at(timer, in(5s), record_into(r4)));
+  manual_clock::advance(5s - 1ns);
+  settle(io);
+  BOOST_TEST(r4.calls == 0);
+  manual_clock::advance(1ns);
+  settle(io);
+  BOOST_TEST(fourth.received.size() == 1u);
+  BOOST_TEST(r4.calls == 1);
+  BOOST_TEST(third.received.empty());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_partial_forms_adapt_the_default_token,
+    Adapter, adapters)
+{
+  asio::io_context io;
+  typename Adapter::timer timer(io);
+  controlled_operation at_op(io), after_op(io);
+  run_record at_r, after_r;
+  // The operation's default token is deferred: nothing starts until it is invoked, and the
+  // timer's expiry is set then.
+  auto at_deferred = at_op.async_run(Adapter::at(timer, in(2s), asio::cancellation_type::total));
+  auto after_deferred = after_op.async_run(Adapter::after(timer, 3s));
+  manual_clock::advance(1s);
+  std::move(at_deferred)(record_into(at_r));
+  settle(io);
+  BOOST_TEST((timer.expiry() == in(1s)));
+  manual_clock::advance(1s);
+  settle(io);
+  BOOST_TEST_REQUIRE(at_op.received.size() == 1u, Adapter::name << ": partial cancel_at did not time out");
+  BOOST_TEST((at_op.received[0] == asio::cancellation_type::total));
+  BOOST_TEST(at_r.calls == 1);
+
+  std::move(after_deferred)(record_into(after_r));
+  BOOST_TEST((timer.expiry() == in(3s)), "cancel_after(timer, d) did not time from the start");
+  manual_clock::advance(3s);
+  settle(io);
+  BOOST_TEST(after_op.received.size() == 1u);
+  BOOST_TEST(after_r.calls == 1);
+}
+
+BOOST_AUTO_TEST_CASE(wheel_timer_overloads_take_every_form)
+{
+  // Two forms Asio declares for its timers that do not compile with every timer: in Boost.Asio
+  // up to 1.90, cancel_after(timer, d, type, token) only with a steady_timer (its return type
+  // names steady_clock; fixed in standalone 1.38), and the partial cancel_after(timer, d)
+  // applied to a token with none (its operator() leaves the timer out), so only ours run here.
+  asio::io_context io;
+  wheel_adapter::timer timer(io);
+  controlled_operation with_type(io), adapted(io);
+  run_record r1, r2;
+  with_type.async_run(asio_wheel::cancel_after(timer, 1s, asio::cancellation_type::partial,
+      record_into(r1)));
+  manual_clock::advance(1s);
+  settle(io);
+  BOOST_TEST_REQUIRE(with_type.received.size() == 1u);
+  BOOST_TEST((with_type.received[0] == asio::cancellation_type::partial));
+  BOOST_TEST(r1.calls == 1);
+
+  auto partial = asio_wheel::cancel_after(timer, 2s, asio::cancellation_type::total);
+  adapted.async_run(partial(record_into(r2)));
+  manual_clock::advance(2s);
+  settle(io);
+  BOOST_TEST_REQUIRE(adapted.received.size() == 1u);
+  BOOST_TEST((adapted.received[0] == asio::cancellation_type::total));
+  BOOST_TEST(r2.calls == 1);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_handler_runs_on_its_associated_executor,
+    Adapter, adapters)
+{
+  asio::io_context io;
+  auto strand = asio::make_strand(io);
+  typename Adapter::timer timer(io);
+  socket_pair sockets(io);
+  char buffer[16];
+  int calls = 0;
+  bool in_strand = false;
+  sockets.reader.async_read_some(asio::buffer(buffer),
+      Adapter::at(timer, in(1s), asio::bind_executor(strand, [&](error_code, std::size_t) {
+        ++calls;
+        in_strand = strand.running_in_this_thread();
+      })));
+  manual_clock::advance(1s);
+  settle(io);
+  BOOST_TEST(calls == 1);
+  BOOST_TEST(in_strand, Adapter::name << ": timed-out handler ran outside its strand");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_context_with_a_timer_timed_operation_destroys_its_handler,
+    Adapter, adapters)
+{
+  int calls = 0;
+  auto alive = std::make_shared<int>(0);
+  std::weak_ptr<int> observer = alive;
+  {
+    asio::io_context io;
+    typename Adapter::timer timer(io);
+    controlled_operation op(io);
+    op.async_run(Adapter::at(timer, in(5s),
+        [&calls, alive = std::move(alive)](error_code, int) { ++calls; }));
+    settle(io);
+  }
+  BOOST_TEST(calls == 0, "a handler was invoked at shutdown");
+  BOOST_TEST(observer.expired(), "a pending handler was not destroyed with its context");
+}
+
+BOOST_AUTO_TEST_CASE(rescheduling_the_wheel_timer_moves_the_operations_deadline)
+{
+  // The wheel's own member: the pending timeout moves, nothing is cancelled meanwhile.
+  asio::io_context io;
+  wheel_adapter::timer timer(io);
+  controlled_operation op(io);
+  run_record r;
+  op.async_run(asio_wheel::cancel_after(timer, 10s, record_into(r)));
+  manual_clock::advance(5s);
+  BOOST_TEST(timer.reschedule_after(10s) == 1u);
+  manual_clock::advance(10s - 1ns);
+  settle(io);
+  BOOST_TEST(op.received.empty(), "the operation was cancelled before its moved deadline");
+  manual_clock::advance(1ns);
+  settle(io);
+  BOOST_TEST(op.received.size() == 1u);
+  BOOST_TEST(r.calls == 1);
+  BOOST_TEST((r.ec == asio::error::operation_aborted));
+}

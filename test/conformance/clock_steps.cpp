@@ -348,8 +348,9 @@ BOOST_AUTO_TEST_CASE(aliases_for_system_timer_and_high_resolution_timer) {
   asio_wheel::high_resolution_wheel_timer hr_timer(io, 2ms);
   int ok = 0;
   auto check = [&ok](const auto& t) {
-    return [&ok, expiry = t.expiry(), &t](const error_code& ec) {
-      if (!ec && std::decay_t<decltype(t)>::clock_type::now() >= expiry)
+    using clock = typename std::decay_t<decltype(t)>::clock_type;
+    return [&ok, expiry = t.expiry()](const error_code& ec) {
+      if (!ec && clock::now() >= expiry)
         ++ok;
     };
   };
