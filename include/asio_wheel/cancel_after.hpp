@@ -532,7 +532,8 @@ private:
     using service_type = wheel_timer_service<Clock, WaitTraits>;
     using op = timed_cancel_op<Handler, IoExecutor, service_type,
         Signatures...>;
-    service_type& service = asio::use_service<service_type>(
+    // Per operation: of() spares the registry's lock use_service takes.
+    service_type& service = service_type::of(
         asio::query(io_ex, asio::execution::context));
     auto op_handler = op::start(handler, io_ex, service, spec.deadline(),
         spec.slack(service), spec.cancellation_type());
