@@ -348,7 +348,8 @@ public:
   /// caller owns. arm_timeout files it for @p expiry; if that is reached,
   /// @p op completes with success like any wait (through the slices);
   /// withdraw_timeout takes it back without completing it. @p slack: how
-  /// late it may fire (slack_for, slack_of).
+  /// late it may fire (slack_for, slack_of). If @p op is a
+  /// detail::hooked_wait_op, its hook runs when the timeout is decided.
   void arm_timeout(implementation_type& entry, detail::wait_op_base* op,
       const time_point& expiry, detail::timer_slack slack = {})
   {
@@ -496,6 +497,7 @@ private:
   // scheduler, which destroys it without running it. Lock not held.
   void abandon(detail::wait_op_base* op)
   {
+    op->decided();
     scheduler_.post_immediate_completion(op, false);
   }
 
@@ -514,6 +516,7 @@ private:
     {
       // Already due: completes soon with success, never inside async_wait.
       ++stats_.waits_expired;
+      op->decided();
       slices_.complete(done, op);
       return;
     }
@@ -672,6 +675,7 @@ private:
       {
         // The usual lone wait (a re-arm on every message): unqueued from
         // the FIFO's ends alone, its operation untouched (see defer_abort).
+        front->decided();
         slices_.defer_abort(done, front);
         front = back = nullptr;
         n = 1;
@@ -685,6 +689,7 @@ private:
       impl.waits.pop();
       op->timer = nullptr;
       op->set_aborted();
+      op->decided();
       slices_.complete(done, op);
       ++n;
     }
@@ -736,6 +741,7 @@ private:
       timer->waits.push(others);
       target->timer = nullptr;
       target->set_aborted();
+      target->decided();
       slices_.complete(done, target);
       --stats_.pending_waits;
       ++stats_.waits_cancelled;
@@ -799,6 +805,7 @@ private:
       op->timer = nullptr;
       --stats_.pending_waits;
       ++stats_.waits_expired;
+      op->decided();
       sink(op);
     }
   }
@@ -1011,6 +1018,7 @@ private:
         {
           impl.waits.pop();
           op->timer = nullptr;
+          op->decided();
           ops.push(op);
         }
       });

@@ -5,7 +5,8 @@
 // aborted handlers running in the order they were decided (and a cancellation signal for an
 // aborted wait doing nothing), both with each of the six kinds of concurrency hint, the drive
 // timer keeping run() alive exactly while a wait is pending, and the handlers that did not run
-// being destroyed with the context. What the service makes of each concurrency hint is tested
+// being destroyed with the context, and the hook of a per-operation timeout (hooked_wait_op)
+// running once when the service decides it. What the service makes of each concurrency hint is tested
 // in concurrency_hints.cpp.
 #include "wheel_test_support.hpp"
 
@@ -791,6 +792,83 @@ BOOST_DATA_TEST_CASE(lone_wait_parks_the_drive_timer_and_run_still_returns,
   BOOST_TEST(near_wait.succeeded_once());
   BOOST_TEST((near_wait.completed_at == at(30)));
   BOOST_TEST(io.stopped());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(decision_hook)
+
+// A per-operation timeout as the Beast stream makes one (arm_timeout, withdraw_timeout), whose
+// owner is told when the service decides it (hooked_wait_op): counts the hook's calls and the
+// completions, and whether the hook had run before each completion.
+struct hooked_timeout : asio_wheel::detail::hooked_wait_op
+{
+  hooked_timeout() noexcept
+    : hooked_wait_op(&hooked_timeout::complete, &hooked_timeout::hook)
+  {
+  }
+
+  manual_service::implementation_type entry;
+  int decided = 0;
+  int completed = 0;
+  int abandoned = 0;
+  bool completed_before_decided = false;
+
+  static void hook(asio_wheel::detail::hooked_wait_op* base) noexcept
+  {
+    ++static_cast<hooked_timeout*>(base)->decided;
+  }
+
+  static void complete(void* owner, asio_wheel::detail::scheduler_operation* base,
+      const asio_wheel::error_code&, std::size_t)
+  {
+    auto* o = static_cast<hooked_timeout*>(base);
+    if (o->decided != 1)
+      o->completed_before_decided = true;
+    ++(owner ? o->completed : o->abandoned);
+  }
+};
+
+// Withdrawn in time: no hook. Expired: the hook once, before the completion. Already due when
+// armed: the hook at once, in arm_timeout. Pending at shutdown: the hook once, then destroyed.
+BOOST_DATA_TEST_CASE(the_hook_runs_once_when_a_timeout_is_decided_and_before_its_completion,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  hooked_timeout withdrawn, expired, due, abandoned;
+  {
+    asio::io_context io(concurrency_hint);
+    manual_service& service = install_service(io, make_options(tick, 8));
+
+    service.arm_timeout(withdrawn.entry, &withdrawn, manual_clock::now() + ticks(5, tick));
+    settle(io);
+    BOOST_TEST(service.withdraw_timeout(withdrawn.entry, &withdrawn));
+    advance_in_steps(io, ticks(6, tick), tick);
+    BOOST_TEST(withdrawn.decided == 0);
+    BOOST_TEST(withdrawn.completed == 0);
+
+    service.arm_timeout(expired.entry, &expired, manual_clock::now() + ticks(5, tick));
+    advance_in_steps(io, ticks(4, tick), tick);
+    BOOST_TEST(expired.decided == 0, "decided before its expiry");
+    advance_in_steps(io, ticks(2, tick), tick);
+    BOOST_TEST(expired.decided == 1);
+    BOOST_TEST(expired.completed == 1);
+    BOOST_TEST(!expired.completed_before_decided);
+    BOOST_TEST(!service.withdraw_timeout(expired.entry, &expired), "withdrawn after it fired");
+
+    service.arm_timeout(due.entry, &due, manual_clock::now() - tick);
+    BOOST_TEST(due.decided == 1, "an already due timeout not decided in arm_timeout");
+    BOOST_TEST(due.completed == 0, "completed inside arm_timeout");
+    settle(io);
+    BOOST_TEST(due.completed == 1);
+    BOOST_TEST(!due.completed_before_decided);
+
+    service.arm_timeout(abandoned.entry, &abandoned, manual_clock::now() + ticks(50, tick));
+    settle(io);
+  }
+  BOOST_TEST(abandoned.decided == 1);
+  BOOST_TEST(abandoned.abandoned == 1);
+  BOOST_TEST(abandoned.completed == 0);
+  BOOST_TEST(!abandoned.completed_before_decided);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -181,6 +181,71 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(http_request_response, F, families)
   BOOST_TEST(client.socket().is_open());
 }
 
+// Timed operations that are over leave no work behind: run() returns once
+// nothing is pending, whether the handler has no executor of its own (a
+// lambda) or is a Beast composed operation, whose executor (the stream's,
+// handed out by beast::async_base with outstanding work tracked) the
+// timeout's upcall would run on. Each run_for gets 5 s; ending it early with
+// the context stopped means it ran out of work.
+BOOST_AUTO_TEST_CASE_TEMPLATE(run_returns_when_timed_operations_are_over,
+    F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  std::array<char, 16> buf;
+
+  // A plain handler.
+  bool read_done = false;
+  s.expires_after(10s);
+  net::write(peer, net::buffer("a", 1));
+  s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
+    BOOST_TEST(!ec, ec.message());
+    read_done = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  ioc.run_for(5s);
+  BOOST_TEST(read_done);
+  BOOST_TEST(ioc.stopped());
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 4s));
+
+  // Beast's composed operations: http::async_write, then http::async_read.
+  ioc.restart();
+  http::response<http::string_body> res{http::status::ok, 11};
+  res.body() = "x";
+  res.prepare_payload();
+  bool write_done = false;
+  s.expires_after(10s);
+  http::async_write(s, res, [&](error_code ec, std::size_t) {
+    BOOST_TEST(!ec, ec.message());
+    write_done = true;
+  });
+  start = std::chrono::steady_clock::now();
+  ioc.run_for(5s);
+  BOOST_TEST(write_done);
+  BOOST_TEST(ioc.stopped());
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 4s));
+
+  ioc.restart();
+  const std::string request =
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n";
+  net::write(peer, net::buffer(request));
+  bb::flat_buffer b;
+  http::request<http::string_body> req;
+  bool http_read_done = false;
+  s.expires_after(10s);
+  http::async_read(s, b, req, [&](error_code ec, std::size_t) {
+    BOOST_TEST(!ec, ec.message());
+    http_read_done = true;
+  });
+  start = std::chrono::steady_clock::now();
+  ioc.run_for(5s);
+  BOOST_TEST(http_read_done);
+  BOOST_TEST(ioc.stopped());
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 4s));
+  BOOST_TEST(s.socket().is_open());
+}
+
 // A client sends half a request and stalls: the server's http::async_read
 // times out.
 BOOST_AUTO_TEST_CASE_TEMPLATE(http_read_timeout_mid_request, F, families)

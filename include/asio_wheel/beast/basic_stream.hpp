@@ -136,42 +136,41 @@ asio::execution_context& context_of(const Ex& ex)
     return ex.context();
 }
 
-// Marks an operation kind (read, write) pending for the lifetime of an
-// operation; Beast allows one of each at a time.
-class pending_guard
+// ex without the outstanding work it may track.
+template <class Ex>
+auto untracked(const Ex& ex)
 {
-public:
-  pending_guard() noexcept = default;
+  if constexpr (asio::can_prefer<const Ex&,
+        asio::execution::outstanding_work_t::untracked_t>::value)
+    return asio::prefer(ex, asio::execution::outstanding_work.untracked);
+  else
+    return ex;
+}
 
-  explicit pending_guard(bool& b) noexcept { assign(b); }
+// Whether ex is a plain io_context executor (behind any_io_executor or not).
+template <class Ex>
+bool is_native(const Ex& ex) noexcept
+{
+  if constexpr (std::is_same<Ex, asio::any_io_executor>::value)
+    return ::asio_wheel::detail::native_executor(ex) != nullptr;
+  else
+    return std::is_same<Ex, asio::io_context::executor_type>::value;
+}
 
-  pending_guard(pending_guard&& other) noexcept
-    : b_(std::exchange(other.b_, nullptr))
-  {
-  }
-
-  pending_guard& operator=(pending_guard&&) = delete;
-
-  ~pending_guard() { reset(); }
-
-  void assign(bool& b) noexcept
-  {
-    BOOST_ASSERT(!b_);
-    // Two reads (or two writes) pending at once on one stream: not allowed.
-    BOOST_ASSERT(!b);
-    b_ = &b;
-    b = true;
-  }
-
-  void reset() noexcept
-  {
-    if (b_)
-      *std::exchange(b_, nullptr) = false;
-  }
-
-private:
-  bool* b_ = nullptr;
+// The fallback executor of the question below: a type no executor has.
+struct no_executor_of_its_own
+{
 };
+
+// Whether a handler of type Handler has an associated executor of its own,
+// decided at compile time: asked with a fallback of a type no executor has,
+// a handler without one can only answer with the fallback's type. (A handler
+// whose executor type is fixed, as Beast's composed operations have, counts
+// as having one: its value is then compared when armed.)
+template <class Handler>
+using has_executor_of_its_own = std::integral_constant<bool,
+    !std::is_same<asio::associated_executor_t<Handler,
+        no_executor_of_its_own>, no_executor_of_its_own>::value>;
 
 // Always true: the connect condition of the overloads without one.
 struct any_endpoint
@@ -269,21 +268,52 @@ private:
   // embeds one; another is allocated only when the embedded one is still on
   // its way to its upcall (a fire decided just as its operation completed)
   // and the next operation already starts.
-  struct timeout_op : ::asio_wheel::detail::wait_op_base
+  //
+  // While armed, the timeout needs no reference to the stream's state: the
+  // operation it times is pending and holds one. Once the wheel decides it,
+  // that operation may complete (its withdraw fails) and the stream go before
+  // the completion below runs, so the wheel's hook takes a reference then,
+  // under the wheel's lock, where it cannot race with the withdraw: arming
+  // and withdrawing touch no reference count.
+  struct timeout_op : ::asio_wheel::detail::hooked_wait_op
   {
     explicit timeout_op(op_state* s, bool on_heap) noexcept
-      : wait_op_base(&timeout_op::do_complete), state(s), heap(on_heap)
+      : hooked_wait_op(&timeout_op::do_complete, &timeout_op::on_decided),
+        state(s), heap(on_heap)
     {
     }
 
     entry_type entry;
     op_state* const state;
-    boost::shared_ptr<impl_type> keep;  // the stream's state, while armed
-    asio::any_io_executor fire_ex;  // when not the stream's executor
+    impl_type* impl = nullptr;  // the stream's state, set when armed
+    boost::shared_ptr<impl_type> keep;  // taken when decided (on_decided)
+    // The operation's executor when not the stream's, without the work it
+    // may track: the embedded one keeps it after its operation, and must not
+    // keep run() from returning.
+    asio::any_io_executor fire_ex;
     tick_type tick = 0;
     std::atomic<bool> busy{false};  // armed, or its upcall on its way
     bool use_fire_ex = false;
     const bool heap;
+
+    // The wheel decided the timeout (it expired, or is abandoned at
+    // shutdown). The operation is still pending: its state is alive.
+    static void on_decided(::asio_wheel::detail::hooked_wait_op* base) noexcept
+    {
+      timeout_op* o = static_cast<timeout_op*>(base);
+      o->keep = o->impl->weak_from_this().lock();
+      BOOST_ASSERT(o->keep);
+    }
+
+    // Ready for the next arm: the embedded one is free again, one from the
+    // heap is deleted.
+    void release() noexcept
+    {
+      if (heap)
+        delete this;
+      else
+        busy.store(false, std::memory_order_release);
+    }
 
     // The wheel decided the timeout (owner != 0), or the context is shutting
     // down (owner == 0). Any thread running the context; never inside the
@@ -298,12 +328,9 @@ private:
       const tick_type tick = o->tick;
       const bool use_fire_ex = o->use_fire_ex;
       asio::any_io_executor ex;
-      if (use_fire_ex)
+      if (owner && use_fire_ex)
         ex = std::move(o->fire_ex);
-      if (o->heap)
-        delete o;
-      else
-        o->busy.store(false, std::memory_order_release);
+      o->release();
       if (!owner)
         return;  // destroyed with the context: drops the stream's state
       // Close the socket where Beast's timeout handler would: on the
@@ -350,28 +377,38 @@ private:
     op_state(const op_state&) = delete;
     op_state& operator=(const op_state&) = delete;
 
-    // Arms the timeout for the operation starting now, whose executor is
-    // @p op_ex.
-    template <class OpExecutor>
-    void arm(impl_type& impl, const boost::shared_ptr<impl_type>& self,
-        const OpExecutor& op_ex)
+    // Arms the timeout for the operation starting now, whose handler has no
+    // executor of its own: its upcall runs on the stream's executor.
+    void arm(impl_type& impl)
     {
-      timeout_op* o = &embedded;
-      if (o->busy.load(std::memory_order_acquire))
-        o = new timeout_op(this, true);
-      o->busy.store(true, std::memory_order_relaxed);
-      o->tick = tick;
-      o->keep = self;
+      timeout_op* o = take(impl);
       o->use_fire_ex = false;
-      if constexpr (std::is_same<OpExecutor, Executor>::value)
+      file(impl, o);
+    }
+
+    // Arms the timeout for the operation starting now, whose executor is
+    // @p op_ex (its handler's associated executor). The handler has one of
+    // its own (a strand bound with bind_executor, say): the upcall runs
+    // there, as Beast's timeout handler does, provided it is an executor of
+    // the stream's own context. Others (use_future's, which runs functions
+    // on the system executor's threads) would touch the socket from a thread
+    // of another context: the upcall then runs on the stream's executor.
+    template <class OpExecutor>
+    void arm(impl_type& impl, const OpExecutor& op_ex)
+    {
+      timeout_op* o = take(impl);
+      o->use_fire_ex = false;
+      if constexpr (std::is_convertible<OpExecutor,
+            asio::any_io_executor>::value)
       {
-        if (!(op_ex == impl.stream_ex))
-          set_fire_executor(impl, *o, op_ex);
+        if (!impl.is_stream_executor(op_ex)
+            && &detail::context_of(op_ex) == impl.context)
+        {
+          o->fire_ex = detail::untracked(op_ex);
+          o->use_fire_ex = true;
+        }
       }
-      else
-        set_fire_executor(impl, *o, op_ex);
-      armed = o;
-      impl.service.arm_timeout(o->entry, o, expiry, slack);
+      file(impl, o);
     }
 
     // The operation completed: withdraws its timeout. True if the timeout
@@ -382,34 +419,87 @@ private:
       ++tick;
       if (!impl.service.withdraw_timeout(o->entry, o))
         return true;
-      boost::shared_ptr<impl_type> keep(std::move(o->keep));
-      if (o->heap)
-        delete o;
-      else
-        o->busy.store(false, std::memory_order_relaxed);
+      o->release();
       return false;
     }
 
-    // The handler has an executor of its own (a strand bound with
-    // bind_executor, say): the upcall runs there, as Beast's timeout handler
-    // does, provided it is an executor of the stream's own context. Others
-    // (use_future's, which runs functions on the system executor's threads)
-    // would touch the socket from a thread of another context: the upcall
-    // then runs on the stream's executor.
-    template <class OpExecutor>
-    static void set_fire_executor(impl_type& impl, timeout_op& o,
-        const OpExecutor& op_ex)
+  private:
+    // The embedded timeout, or a new one while the embedded one is still on
+    // its way to its upcall.
+    timeout_op* take(impl_type& impl)
     {
-      if constexpr (std::is_convertible<OpExecutor,
-            asio::any_io_executor>::value)
+      timeout_op* o = &embedded;
+      if (o->busy.load(std::memory_order_acquire))
+        o = new timeout_op(this, true);
+      o->busy.store(true, std::memory_order_relaxed);
+      o->tick = tick;
+      o->impl = &impl;
+      return o;
+    }
+
+    void file(impl_type& impl, timeout_op* o)
+    {
+      armed = o;
+      impl.service.arm_timeout(o->entry, o, expiry, slack);
+    }
+  };
+
+  // Marks an operation kind (read, write) pending for the lifetime of an
+  // operation; Beast allows one of each at a time. Moves with the operation.
+  // The timeout holds no reference to the stream's state: the operation
+  // does. So if the operation is destroyed without completing (starting its
+  // next step threw, or an executor destroyed its handler unrun), its armed
+  // timeout is withdrawn here, as nothing else would, before that state can
+  // go.
+  class pending_guard
+  {
+  public:
+    pending_guard() noexcept = default;
+
+    explicit pending_guard(op_state& st) noexcept { assign(st); }
+
+    pending_guard(pending_guard&& other) noexcept
+      : st_(std::exchange(other.st_, nullptr))
+    {
+    }
+
+    pending_guard& operator=(pending_guard&&) = delete;
+
+    ~pending_guard() { reset(); }
+
+    void assign(op_state& st) noexcept
+    {
+      BOOST_ASSERT(!st_);
+      // Two reads (or two writes) pending at once on one stream: not allowed.
+      BOOST_ASSERT(!st.pending);
+      st_ = &st;
+      st.pending = true;
+    }
+
+    void reset() noexcept
+    {
+      if (!st_)
+        return;
+      op_state& st = *std::exchange(st_, nullptr);
+      if (BOOST_UNLIKELY(st.armed != nullptr))
+        withdraw_abandoned(st);
+      st.pending = false;
+    }
+
+  private:
+    // Out of line: every moved-from operation's guard is reset.
+    BOOST_NOINLINE static void withdraw_abandoned(op_state& st) noexcept
+    {
+      try
       {
-        if (&detail::context_of(op_ex) == &detail::context_of(impl.stream_ex))
-        {
-          o.fire_ex = op_ex;
-          o.use_fire_ex = true;
-        }
+        st.disarm(*st.armed->impl);
+      }
+      catch (...)
+      {
       }
     }
+
+    op_state* st_ = nullptr;
   };
 
   struct impl_type
@@ -418,6 +508,8 @@ private:
   {
     socket_type socket;
     Executor stream_ex;      // the socket's executor, kept for the upcalls
+    asio::execution_context* const context;  // stream_ex's
+    const bool stream_is_native;  // stream_ex is a plain io_context executor
     service_type& service;   // the context's wheel, looked up once
     op_state read;
     op_state write;
@@ -430,8 +522,9 @@ private:
     explicit impl_type(std::false_type, Args&&... args)
       : socket(std::forward<Args>(args)...),
         stream_ex(socket.get_executor()),
-        service(asio::use_service<service_type>(
-              detail::context_of(stream_ex)))
+        context(&detail::context_of(stream_ex)),
+        stream_is_native(detail::is_native(stream_ex)),
+        service(asio::use_service<service_type>(*context))
     {
       service.construct(rate_timer);
     }
@@ -442,8 +535,9 @@ private:
             std::forward<RatePolicy_>(policy)),
         socket(std::forward<Args>(args)...),
         stream_ex(socket.get_executor()),
-        service(asio::use_service<service_type>(
-              detail::context_of(stream_ex)))
+        context(&detail::context_of(stream_ex)),
+        stream_is_native(detail::is_native(stream_ex)),
+        service(asio::use_service<service_type>(*context))
     {
       service.construct(rate_timer);
     }
@@ -468,6 +562,34 @@ private:
     }
 
     executor_type ex() const noexcept { return stream_ex; }
+
+    // Whether an operation's executor, @p op_ex, runs its functions as the
+    // stream's does, so that the timeout's upcall can take the stream's.
+    // Work tracking aside: Beast's composed operations hand out the stream's
+    // executor with outstanding work tracked, which compares unequal. Any
+    // plain io_context executor of the stream's context counts as the
+    // stream's when the stream's is one too (told apart without a copy).
+    template <class OpExecutor>
+    bool is_stream_executor(const OpExecutor& op_ex) const
+    {
+      using native = asio::io_context::executor_type;
+      if constexpr (std::is_same<OpExecutor, asio::any_io_executor>::value)
+      {
+        if (stream_is_native)
+          if (const native* n = ::asio_wheel::detail::native_executor(op_ex))
+            return &n->context() == context;
+      }
+      else if constexpr (std::is_same<OpExecutor, native>::value)
+      {
+        if (stream_is_native)
+          return &op_ex.context() == context;
+      }
+      if constexpr (std::is_same<decltype(detail::untracked(op_ex)),
+            Executor>::value)
+        return detail::untracked(op_ex) == stream_ex;
+      else
+        return false;
+    }
 
     // Both kinds: no timeout for the operations started from now on.
     void reset()
@@ -1008,13 +1130,39 @@ void basic_stream<Protocol, Executor, RatePolicy>::impl_type::on_timer(
 template <class Protocol, class Executor, class RatePolicy>
 struct basic_stream<Protocol, Executor, RatePolicy>::ops
 {
+  // Arms st's timeout for op, an operation starting now whose handler is of
+  // type Handler: op's executor is the stream's unless the handler has one
+  // of its own, so without one it is neither asked for (a copy) nor
+  // compared.
+  template <class Handler, class Op>
+  static void arm_timeout(impl_type& impl, op_state& st, const Op& op)
+  {
+    if constexpr (detail::has_executor_of_its_own<Handler>::value)
+      st.arm(impl, op.get_executor());
+    else
+      st.arm(impl);
+  }
+
+  // The operation is over: withdraws its timeout, if one is armed. If the
+  // timeout fired first and closed the socket, the result is timeout.
+  static void end_timeout(impl_type& impl, op_state& st, error_code& ec)
+  {
+    if (!st.armed)
+      return;
+    if (st.disarm(impl) && st.timeout)
+    {
+      ec = ::boost::beast::error::timeout;
+      st.timeout = false;
+    }
+  }
+
   template <bool isRead, class Buffers, class Handler>
   class transfer_op
     : public ::boost::beast::async_base<Handler, Executor>
     , public asio::coroutine
   {
     boost::shared_ptr<impl_type> impl_;
-    detail::pending_guard pg_;
+    pending_guard pg_;  // after impl_: reset before impl_ goes
     Buffers b_;
 
     using is_read = std::integral_constant<bool, isRead>;
@@ -1055,20 +1203,6 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
           ::boost::beast::buffers_prefix(amount, b_), std::move(*this));
     }
 
-    // The operation is over: takes its timeout back. If the timeout fired
-    // first and closed the socket, the result is timeout.
-    void end_timeout(error_code& ec)
-    {
-      op_state& st = state();
-      if (!st.armed)
-        return;
-      if (st.disarm(*impl_) && st.timeout)
-      {
-        ec = ::boost::beast::error::timeout;
-        st.timeout = false;
-      }
-    }
-
   public:
     template <class Handler_>
     transfer_op(Handler_&& h, basic_stream& s, const Buffers& b)
@@ -1086,7 +1220,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
       }
       else
       {
-        pg_.assign(state().pending);
+        pg_.assign(state());
         (*this)({});
       }
     }
@@ -1112,7 +1246,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
 
         // A timeout is set: arm it in the wheel.
         if (state().expiry != never())
-          state().arm(*impl_, impl_, this->get_executor());
+          arm_timeout<Handler>(*impl_, state(), *this);
 
         // Check the rate limit; maybe wait for the next slice.
         amount = available_bytes();
@@ -1129,7 +1263,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
           {
             // The socket was closed, or the timeout fired, or cancel().
             BOOST_ASSERT(ec == asio::error::operation_aborted);
-            end_timeout(ec);
+            end_timeout(*impl_, state(), ec);
             goto upcall;
           }
           impl_->on_timer(this->get_executor());
@@ -1141,7 +1275,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
         BOOST_ASIO_CORO_YIELD
           async_perform(amount, is_read{});
 
-        end_timeout(ec);
+        end_timeout(*impl_, state(), ec);
 
       upcall:
         pg_.reset();
@@ -1155,8 +1289,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
   class connect_op : public ::boost::beast::async_base<Handler, Executor>
   {
     boost::shared_ptr<impl_type> impl_;
-    detail::pending_guard pg0_;
-    detail::pending_guard pg1_;
+    pending_guard pg0_;  // after impl_: reset before impl_ goes
+    pending_guard pg1_;
 
     op_state& state() noexcept { return impl_->write; }
 
@@ -1164,7 +1298,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     {
       this->set_allowed_cancellation(asio::cancellation_type::all);
       if (state().expiry != never())
-        state().arm(*impl_, impl_, this->get_executor());
+        arm_timeout<Handler>(*impl_, state(), *this);
     }
 
   public:
@@ -1173,8 +1307,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
       : ::boost::beast::async_base<Handler, Executor>(
             std::forward<Handler_>(h), s.get_executor()),
         impl_(s.impl_),
-        pg0_(impl_->read.pending),
-        pg1_(impl_->write.pending)
+        pg0_(impl_->read),
+        pg1_(impl_->write)
     {
       start_timeout();
       impl_type& impl = *impl_;
@@ -1187,8 +1321,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
       : ::boost::beast::async_base<Handler, Executor>(
             std::forward<Handler_>(h), s.get_executor()),
         impl_(s.impl_),
-        pg0_(impl_->read.pending),
-        pg1_(impl_->write.pending)
+        pg0_(impl_->read),
+        pg1_(impl_->write)
     {
       start_timeout();
       impl_type& impl = *impl_;
@@ -1201,8 +1335,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
       : ::boost::beast::async_base<Handler, Executor>(
             std::forward<Handler_>(h), s.get_executor()),
         impl_(s.impl_),
-        pg0_(impl_->read.pending),
-        pg1_(impl_->write.pending)
+        pg0_(impl_->read),
+        pg1_(impl_->write)
     {
       start_timeout();
       impl_type& impl = *impl_;
@@ -1212,12 +1346,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     template <class... Args>
     void operator()(error_code ec, Args&&... args)
     {
-      op_state& st = state();
-      if (st.armed && st.disarm(*impl_) && st.timeout)
-      {
-        ec = ::boost::beast::error::timeout;
-        st.timeout = false;
-      }
+      end_timeout(*impl_, state(), ec);
       pg0_.reset();
       pg1_.reset();
       this->complete_now(ec, std::forward<Args>(args)...);

@@ -124,22 +124,29 @@ template <typename Executor>
 using returned_executor_t = Executor;
 #endif
 
-/// The io_context executor an any_io_executor holds, or null if it holds
-/// another executor (a strand, say).
-inline const asio::io_context::executor_type* native_executor(
-    const asio::any_io_executor& ex) noexcept
+/// The executor of type Target an any_io_executor holds, or null if it holds
+/// another (or if this Asio cannot tell without RTTI).
+template <typename Target>
+const Target* target_of(const asio::any_io_executor& ex) noexcept
 {
-  using native = asio::io_context::executor_type;
 #if defined(ASIO_WHEEL_ASIO_TARGET_CHECKS_TYPE)
-  return ex.template target<native>();
+  return ex.template target<Target>();
 #elif defined(ASIO_NO_TYPEID) || defined(BOOST_ASIO_NO_TYPEID)
   (void)ex;
   return nullptr;  // cannot tell: take the general path
 #else
   // target<T>() of Asio 1.22 does not check T: compare the type first.
-  return ex.target_type() == typeid(native) ? ex.template target<native>()
+  return ex.target_type() == typeid(Target) ? ex.template target<Target>()
                                             : nullptr;
 #endif
+}
+
+/// The io_context executor an any_io_executor holds, or null if it holds
+/// another executor (a strand, say).
+inline const asio::io_context::executor_type* native_executor(
+    const asio::any_io_executor& ex) noexcept
+{
+  return target_of<asio::io_context::executor_type>(ex);
 }
 
 } // namespace detail

@@ -32,11 +32,16 @@ public:
   void set_aborted() noexcept { set_flags(aborted_bit); }
   void set_has_cancellation_handler() noexcept { set_flags(slot_bit); }
 
+  /// The service decided this wait (it expired, was aborted, or was
+  /// abandoned at shutdown): tells its owner if it is a hooked_wait_op.
+  inline void decided() noexcept;
+
 protected:
-  // The result and the slot flag (see operation_with_flags for where they
-  // live on each backend).
+  // The result, the slot flag and the hook flag (see operation_with_flags
+  // for where they live on each backend).
   static constexpr unsigned aborted_bit = 1;
   static constexpr unsigned slot_bit = 2;
+  static constexpr unsigned hook_bit = 4;
 
   explicit wait_op_base(func_type complete) noexcept
     : operation_with_flags(complete)
@@ -49,6 +54,39 @@ protected:
     return has_flags(slot_bit);
   }
 };
+
+/// A wait whose owner is told the moment the service decides it, before its
+/// completion is queued: under the service's lock when it expires or is
+/// aborted, and on the thread that abandons it after shutdown. Until then the
+/// wait can still be withdrawn (wheel_timer_service::withdraw_timeout), so an
+/// owner whose state lives as long as the operation the wait times out can
+/// take, in the hook and only there, what the completion will need after that
+/// operation is gone: the Beast stream takes a reference to its state there,
+/// instead of one per arm.
+class hooked_wait_op : public wait_op_base
+{
+protected:
+  using hook_type = void (*)(hooked_wait_op*) noexcept;
+
+  hooked_wait_op(func_type complete, hook_type hook) noexcept
+    : wait_op_base(complete), hook_(hook)
+  {
+    set_flags(hook_bit);
+  }
+
+private:
+  friend class wait_op_base;
+  const hook_type hook_;
+};
+
+inline void wait_op_base::decided() noexcept
+{
+  if (has_flags(hook_bit))
+  {
+    hooked_wait_op* op = static_cast<hooked_wait_op*>(this);
+    op->hook_(op);
+  }
+}
 
 using wait_op_queue = op_queue<wait_op_base>;
 

@@ -1,0 +1,48 @@
+#!/bin/sh
+#
+# test/bench/callgrind_stream_pairs.sh BENCH_STREAM_PAIRS OUT_DIR
+#
+# Instructions per arm + withdraw pair of the Beast stream's timeout, with
+# valgrind --tool=callgrind on bench_stream_pairs (see stream_pairs.cpp): for
+# each way, instructions per timed read minus those per untimed read on the
+# same stream, with 1000 other timeouts pending and with none. User-space
+# instructions of the process only (the peer is a socket of the same process:
+# its write is in both counts). Writes OUT_DIR/callgrind.out.* and
+# OUT_DIR/callgrind_stream_pairs.txt (also printed). Takes about 30 s.
+#
+set -eu
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 BENCH_STREAM_PAIRS OUT_DIR" >&2
+  exit 2
+fi
+program=$1
+out_dir=$2
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (Debian: valgrind)" >&2; exit 1; }
+mkdir -p "$out_dir"
+rm -f "$out_dir"/callgrind.out.*
+reads=20000
+valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.%p" \
+  "$program" --reads $reads > "$out_dir/stream_pairs.txt" 2> "$out_dir/stream_pairs.log"
+
+{
+  echo "callgrind: instructions per read of $(basename "$program"), $reads reads per section"
+  echo
+  echo "| way | others pending | untimed | timed | timed minus untimed (one arm + withdraw) |"
+  echo "|---|---:|---:|---:|---:|"
+  for f in "$out_dir"/callgrind.out.*.*; do
+    label=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
+    ir=$(sed -n 's/^summary: //p' "$f")
+    printf '%s\t%s\n' "$label" "$ir"
+  done | awk -F'\t' -v n=$reads '
+    {
+      split($1, a, ", "); split(a[1], w, " "); way = w[1]; kind = w[2]; others = a[2]
+      key = way "\t" others; per[key, kind] = $2 / n; keys[key] = 1
+    }
+    END {
+      for (k in keys) {
+        split(k, p, "\t")
+        printf "| %s | %s | %.0f | %.0f | %.0f |\n", p[1], p[2], per[k, "untimed"], per[k, "timed"], per[k, "timed"] - per[k, "untimed"]
+      }
+    }' | sort
+} | tee "$out_dir/callgrind_stream_pairs.txt"
