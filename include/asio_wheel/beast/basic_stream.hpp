@@ -401,11 +401,18 @@ private:
       if constexpr (std::is_convertible<OpExecutor,
             asio::any_io_executor>::value)
       {
-        if (!impl.is_stream_executor(op_ex)
+        if (!impl.is_native_stream_executor(op_ex)
             && &detail::context_of(op_ex) == impl.context)
         {
-          o->fire_ex = detail::untracked(op_ex);
-          o->use_fire_ex = true;
+          auto ex = detail::untracked(op_ex);
+          bool is_stream_ex = false;
+          if constexpr (std::is_same<decltype(ex), Executor>::value)
+            is_stream_ex = ex == impl.stream_ex;
+          if (!is_stream_ex)
+          {
+            o->fire_ex = std::move(ex);
+            o->use_fire_ex = true;
+          }
         }
       }
       file(impl, o);
@@ -563,30 +570,26 @@ private:
 
     executor_type ex() const noexcept { return stream_ex; }
 
-    // Whether an operation's executor, @p op_ex, runs its functions as the
-    // stream's does, so that the timeout's upcall can take the stream's.
-    // Work tracking aside: Beast's composed operations hand out the stream's
-    // executor with outstanding work tracked, which compares unequal. Any
-    // plain io_context executor of the stream's context counts as the
-    // stream's when the stream's is one too (told apart without a copy).
+    // Whether an operation's executor, @p op_ex, is a plain io_context
+    // executor of the stream's context while the stream's is one too: then
+    // it runs functions as the stream's does, and the timeout's upcall can
+    // take the stream's, told without a copy. Whatever work either tracks:
+    // Beast's composed operations hand out the stream's executor with
+    // outstanding work tracked, which compares unequal to it. (Other
+    // executors are compared, untracked, in op_state::arm.)
     template <class OpExecutor>
-    bool is_stream_executor(const OpExecutor& op_ex) const
+    bool is_native_stream_executor(const OpExecutor& op_ex) const
     {
       using native = asio::io_context::executor_type;
+      if (!stream_is_native)
+        return false;
       if constexpr (std::is_same<OpExecutor, asio::any_io_executor>::value)
       {
-        if (stream_is_native)
-          if (const native* n = ::asio_wheel::detail::native_executor(op_ex))
-            return &n->context() == context;
+        const native* n = ::asio_wheel::detail::native_executor(op_ex);
+        return n && &n->context() == context;
       }
       else if constexpr (std::is_same<OpExecutor, native>::value)
-      {
-        if (stream_is_native)
-          return &op_ex.context() == context;
-      }
-      if constexpr (std::is_same<decltype(detail::untracked(op_ex)),
-            Executor>::value)
-        return detail::untracked(op_ex) == stream_ex;
+        return &op_ex.context() == context;
       else
         return false;
     }
