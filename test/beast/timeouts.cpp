@@ -2,9 +2,13 @@
 // read, write and connect timeouts, expires_never, which operations an expiry
 // applies to, a timeout that elapsed before the operation, cancel, close, an
 // operation completing in time, the rate policy, and the io_context destroyed
-// with timeouts pending.
+// with timeouts pending. Where Beast's semantics changed between the releases
+// the suite runs on (1.81, 1.87, 1.90), a case says so and checks the Beast it
+// is compiled with (BOOST_BEAST_VERSION).
 #define BOOST_TEST_MODULE asio_wheel beast stream
 #include "stream_suite.hpp"
+
+#include <boost/beast/version.hpp>
 
 #include <array>
 #include <memory>
@@ -230,6 +234,68 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_already_elapsed, F, families)
   BOOST_TEST(!s.socket().is_open());
 }
 
+#if BOOST_BEAST_VERSION >= 354
+// Since Beast 354 (Boost 1.86, its commit 2dcdef38), an operation started after the timeout
+// elapsed times out whatever it would have done: a read with data waiting, a write the socket
+// has room for. It completes through the handler's immediate executor (by default, as if
+// posted: never inside the initiating function), and the socket is closed. Before 354 only an
+// operation on empty buffers did so at once (empty_buffers_with_elapsed_timeout); others
+// raced the elapsed timer (timeout_already_elapsed waits for nothing).
+BOOST_AUTO_TEST_CASE_TEMPLATE(operation_after_elapsed_timeout_times_out_at_once, F, families)
+{
+  {
+    net::io_context ioc;
+    typename F::tcp_stream s(ioc);
+    tcp::socket peer = connect_pair(ioc, s);
+    net::write(peer, net::buffer("ready", 5));
+    s.expires_after(10ms);
+    run_for(ioc, 60ms);
+    BOOST_TEST(s.socket().is_open());  // nothing was pending: nothing closed
+    std::array<char, 16> buf;
+    result r;
+    s.async_read_some(net::buffer(buf), r.handler());
+    BOOST_TEST(!r.done);  // not inside the initiating function
+    run_until(ioc, r.done);
+    BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+    BOOST_TEST(r.n == 0u);
+    BOOST_TEST(!s.socket().is_open());
+  }
+  {
+    net::io_context ioc;
+    typename F::tcp_stream s(ioc);
+    tcp::socket peer = connect_pair(ioc, s);
+    s.expires_at(std::chrono::steady_clock::now() - 1s);
+    result w;
+    s.async_write_some(net::buffer("late", 4), w.handler());
+    BOOST_TEST(!w.done);
+    run_until(ioc, w.done);
+    BOOST_TEST(w.ec == timeout_ec, w.ec.message());
+    BOOST_TEST(w.n == 0u);
+    BOOST_TEST(!s.socket().is_open());
+  }
+  {
+    // A handler with an immediate executor of its own, initiated from a handler running on
+    // that executor: the completion is dispatched there, inside the initiating function.
+    net::io_context ioc;
+    typename F::tcp_stream s(ioc);
+    tcp::socket peer = connect_pair(ioc, s);
+    s.expires_at(std::chrono::steady_clock::now() - 1s);
+    std::array<char, 16> buf;
+    result r;
+    bool inside = false;
+    net::post(ioc, [&] {
+      s.async_read_some(net::buffer(buf),
+          net::bind_immediate_executor(ioc.get_executor(), r.handler()));
+      inside = r.done;
+    });
+    run_until(ioc, r.done);
+    BOOST_TEST(inside);
+    BOOST_TEST(r.ec == timeout_ec, r.ec.message());
+    BOOST_TEST(!s.socket().is_open());
+  }
+}
+#endif
+
 // The timeout covers every operation started after it: a logical operation
 // of two reads times out as a whole.
 BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_spans_a_logical_operation, F, families)
@@ -311,6 +377,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(read_in_time_reports_no_timeout, F, families)
   // Past the last expiry: the withdrawn timeouts close nothing.
   run_for(ioc, 300ms);
   BOOST_TEST(s.socket().is_open());
+  // And the stream still works (with no timeout: the last one has elapsed, and an operation
+  // started after that times out, at once since Beast 354; timeout_already_elapsed and
+  // operation_after_elapsed_timeout_times_out_at_once).
+  s.expires_never();
   result w;
   s.async_write_some(net::buffer("ok", 2), w.handler());
   run_until(ioc, w.done);

@@ -43,11 +43,17 @@
 #include <boost/beast/core/rate_policy.hpp>
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/version.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 #include <boost/core/empty_value.hpp>
 #include <boost/enable_shared_from_this.hpp>
 #include <boost/make_shared.hpp>
 #include <boost/shared_ptr.hpp>
+
+#if BOOST_BEAST_VERSION >= 354
+# include <boost/asio/append.hpp>
+# include <boost/asio/dispatch.hpp>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -1233,17 +1239,37 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
       std::size_t amount;
       BOOST_ASIO_CORO_REENTER(*this)
       {
-        // Empty buffers: perform the no-op, then apply the timeout by hand
-        // (else the behaviour varies across platforms), as Beast does.
+#if BOOST_BEAST_VERSION >= 354
+        // The timeout has already elapsed: as Beast since 354 (Boost 1.86,
+        // its commit 2dcdef38), whatever the buffers, the operation completes
+        // with timeout through the handler's immediate executor, and the
+        // socket is closed.
+        if (state().expiry <= clock_type::now())
+        {
+          BOOST_ASIO_CORO_YIELD
+          {
+            const auto ex = this->get_immediate_executor();
+            asio::dispatch(ex, asio::append(std::move(*this), ec, 0));
+          }
+          impl_->close();
+          ec = ::boost::beast::error::timeout;
+          goto upcall;
+        }
+#endif
+        // Empty buffers: perform the no-op, then (Beast before 354) apply
+        // the timeout by hand (else the behaviour varies across platforms),
+        // as Beast does.
         if (::boost::beast::buffer_bytes(b_) == 0)
         {
           BOOST_ASIO_CORO_YIELD
             async_perform(0, is_read{});
+#if BOOST_BEAST_VERSION < 354
           if (state().expiry <= clock_type::now())
           {
             impl_->close();
             ec = ::boost::beast::error::timeout;
           }
+#endif
           goto upcall;
         }
 
