@@ -23,14 +23,25 @@ function(asio_wheel_register_flavour target flavour)
   set_property(GLOBAL APPEND PROPERTY ASIO_WHEEL_${flavour}_FLAVOUR_TARGETS ${target})
 endfunction()
 
+# asio_wheel_beast_target(TARGET): TARGET compiles Boost.Beast (the Beast stream's suite, the
+# HTTP example's programs): `asio_headers` checks that its objects took Beast from the
+# configured Beast (ASIO_WHEEL_BEAST_INCLUDE_DIR's tree or the system Boost's).
+function(asio_wheel_beast_target target)
+  set_property(GLOBAL APPEND PROPERTY ASIO_WHEEL_BEAST_TARGETS ${target})
+endfunction()
+
 # The test `asio_headers` (test/flavours/check_asio_headers.cmake): from the compiler's
 # dependency records (Ninja's), every object of a Boost-flavour target took its Boost.Asio
 # headers from the configured Boost.Asio (the system Boost's, or the tree of a matrix leg),
 # and every object of a standalone-flavour target took standalone Asio from the configured
-# folder and included no boost/asio or boost/system header at all.
+# folder and included no boost/asio or boost/system header at all. The objects of the
+# targets registered as Beast users took every Boost.Beast header from the configured Beast,
+# and, with a Boost.Core tree (ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR), every Boost-flavour object
+# took from it each Boost.Core header that it holds.
 function(asio_wheel_add_asio_headers_test)
   get_property(boost_targets GLOBAL PROPERTY ASIO_WHEEL_boost_FLAVOUR_TARGETS)
   get_property(standalone_targets GLOBAL PROPERTY ASIO_WHEEL_standalone_FLAVOUR_TARGETS)
+  get_property(beast_targets GLOBAL PROPERTY ASIO_WHEEL_BEAST_TARGETS)
   if(ASIO_WHEEL_MATRIX_LEG)
     # Only the flavour the leg builds.
     set(${ASIO_WHEEL_TEST_FLAVOUR}_keep ON)
@@ -43,6 +54,7 @@ function(asio_wheel_add_asio_headers_test)
   endif()
   string(REPLACE ";" "," boost_targets "${boost_targets}")
   string(REPLACE ";" "," standalone_targets "${standalone_targets}")
+  string(REPLACE ";" "," beast_targets "${beast_targets}")
   add_test(NAME asio_headers
     COMMAND ${CMAKE_COMMAND}
       -DGENERATOR=${CMAKE_GENERATOR}
@@ -53,6 +65,10 @@ function(asio_wheel_add_asio_headers_test)
       -DSTANDALONE_ASIO_ROOT=${ASIO_WHEEL_STANDALONE_ASIO_INCLUDE_DIR}
       -DBOOST_TARGETS=${boost_targets}
       -DSTANDALONE_TARGETS=${standalone_targets}
+      -DBEAST_ROOT=${asio_wheel_beast_root}
+      -DBEAST_VERSION=${asio_wheel_beast_version}
+      -DBEAST_TARGETS=${beast_targets}
+      -DCORE_ROOT=${ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR}
       -P ${PROJECT_SOURCE_DIR}/test/flavours/check_asio_headers.cmake)
   # Without Ninja's dependency log there is nothing to read: reported as skipped by CTest.
   set_tests_properties(asio_headers PROPERTIES

@@ -2,7 +2,8 @@
 // asio_wheel/beast/basic_stream.hpp
 //
 // asio_wheel::beast::basic_stream: a drop-in replacement for
-// boost::beast::basic_stream (Beast 1.81's members and semantics) whose
+// boost::beast::basic_stream (Beast 1.81's members, and the semantics of the
+// Beast it is compiled with: tested with 1.81, 1.87 and 1.90) whose
 // timeouts are entries of the context's timing wheel instead of
 // steady_timer waits. Each of the stream's two operation states (read and
 // write; connect uses both) embeds one wheel entry with its wait operation:
@@ -194,7 +195,8 @@ struct any_endpoint
 /// entries of the context's timing wheel.
 /**
  * A drop-in replacement for `boost::beast::basic_stream`: the same template
- * parameters, members and semantics (Beast 1.81), so that changing the type
+ * parameters, members (Beast 1.81's) and semantics (those of the Beast it is
+ * compiled with; tested with Beast 1.81, 1.87 and 1.90), so that changing the type
  * name is the only change user code needs. Beast's rate policies
  * (`boost::beast::unlimited_rate_policy`, `boost::beast::simple_rate_policy`)
  * and user-written ones work unchanged.
