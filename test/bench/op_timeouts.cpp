@@ -1371,35 +1371,29 @@ int main(int argc, char** argv)
           r.median_of(way::wheel, &phase_result::drive_wakeups_per_s),
           r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
 
-  // --- the budgets: wheel <= 1:2 of steady_timer, and of asio -----------
+  // --- the budgets (SPEC 5's W8), the timeout's own cost against each
+  // reference: CPU <= 1:3, bytes per pending operation <= 1:2. The whole
+  // re-issue is in the table; it is no budget, since its socket I/O (the
+  // "none" way) is the same for every way and no timeout can remove it.
   const std::string tag = " (" + asio + ")";
   for (const row& r : rows)
   {
-    if (!r.has(way::wheel))
+    if (!r.has(way::wheel) || !r.has(way::none))
       continue;
     const std::string at = " at N=" + bench::size_label(r.n)
         + (r.reads_per_socket > 1 ? " K=" + std::to_string(r.reads_per_socket) : "");
-    const bool with_none = r.has(way::none);
     const double none_bytes = r.first_of(way::none, &phase_result::bytes_per_op);
-    const double wheel_cpu = r.median_of(way::wheel, &phase_result::ns_per_reissue);
     const double wheel_bytes = r.first_of(way::wheel, &phase_result::bytes_per_op);
     for (way ref : {way::steady_timer, way::asio})
     {
       if (!r.has(ref))
         continue;
-      const double cpu = r.median_of(ref, &phase_result::ns_per_reissue);
       const double bytes = r.first_of(ref, &phase_result::bytes_per_op);
       const std::string vs = std::string("W8 wheel:") + way_name(ref);
-      report.budget("W8", vs + " CPU per re-issue" + at + tag,
-          wheel_cpu / cpu, 0.5, "whole re-issue");
-      if (with_none)
-        report.budget("W8", vs + " timeout's own CPU" + at + tag,
-            r.own_cpu(way::wheel) / r.own_cpu(ref), 0.5, "minus no-timeout");
-      report.budget("W8", vs + " bytes per pending op" + at + tag,
-          wheel_bytes / bytes, 0.5, "whole operation");
-      if (with_none)
-        report.budget("W8", vs + " timeout's own bytes" + at + tag,
-            (wheel_bytes - none_bytes) / (bytes - none_bytes), 0.5, "minus no-timeout");
+      report.budget("W8", vs + " timeout's own CPU" + at + tag,
+          r.own_cpu(way::wheel) / r.own_cpu(ref), 1.0 / 3, "minus no-timeout");
+      report.budget("W8", vs + " timeout's own bytes" + at + tag,
+          (wheel_bytes - none_bytes) / (bytes - none_bytes), 0.5, "minus no-timeout");
     }
   }
   report.note("reps", std::to_string(reps));
