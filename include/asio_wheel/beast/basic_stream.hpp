@@ -143,17 +143,6 @@ asio::execution_context& context_of(const Ex& ex)
     return ex.context();
 }
 
-// ex without the outstanding work it may track.
-template <class Ex>
-auto untracked(const Ex& ex)
-{
-  if constexpr (asio::can_prefer<const Ex&,
-        asio::execution::outstanding_work_t::untracked_t>::value)
-    return asio::prefer(ex, asio::execution::outstanding_work.untracked);
-  else
-    return ex;
-}
-
 // Whether ex is a plain io_context executor (behind any_io_executor or not).
 template <class Ex>
 bool is_native(const Ex& ex) noexcept
@@ -295,9 +284,10 @@ private:
     op_state* const state;
     impl_type* impl = nullptr;  // the stream's state, set when armed
     boost::shared_ptr<impl_type> keep;  // taken when decided (on_decided)
-    // The operation's executor when not the stream's, without the work it
-    // may track: the embedded one keeps it after its operation, and must not
-    // keep run() from returning.
+    // The operation's executor when the upcall is to run there (op_state's
+    // arm), from the arm to the withdraw or the upcall; empty otherwise, so
+    // that the work it may track never outlives the operation (or run()
+    // would not return while the stream exists).
     asio::any_io_executor fire_ex;
     tick_type tick = 0;
     std::atomic<bool> busy{false};  // armed, or its upcall on its way
@@ -334,10 +324,10 @@ private:
       boost::shared_ptr<impl_type> sp(std::move(o->keep));
       op_state* const st = o->state;
       const tick_type tick = o->tick;
-      const bool use_fire_ex = o->use_fire_ex;
+      const bool use_fire_ex = std::exchange(o->use_fire_ex, false);
       asio::any_io_executor ex;
-      if (owner && use_fire_ex)
-        ex = std::move(o->fire_ex);
+      if (use_fire_ex)
+        ex = std::move(o->fire_ex);  // left empty, also at shutdown
       o->release();
       if (!owner)
         return;  // destroyed with the context: drops the stream's state
@@ -389,9 +379,7 @@ private:
     // executor of its own: its upcall runs on the stream's executor.
     void arm(impl_type& impl)
     {
-      timeout_op* o = take(impl);
-      o->use_fire_ex = false;
-      file(impl, o);
+      file(impl, take(impl));
     }
 
     // Arms the timeout for the operation starting now, whose executor is
@@ -401,26 +389,24 @@ private:
     // the stream's own context. Others (use_future's, which runs functions
     // on the system executor's threads) would touch the socket from a thread
     // of another context: the upcall then runs on the stream's executor.
+    //
+    // The executor is kept as it comes (moved in, neither converted nor
+    // compared: with a strand each would be a reference-counted heap
+    // object), work tracking and all, as Beast binds its timer's handler to
+    // it. It lives only while the operation is pending, which tracks that
+    // work anyway: the withdraw drops it, or the upcall.
     template <class OpExecutor>
-    void arm(impl_type& impl, const OpExecutor& op_ex)
+    void arm(impl_type& impl, OpExecutor op_ex)
     {
       timeout_op* o = take(impl);
-      o->use_fire_ex = false;
       if constexpr (std::is_convertible<OpExecutor,
             asio::any_io_executor>::value)
       {
         if (!impl.is_native_stream_executor(op_ex)
             && &detail::context_of(op_ex) == impl.context)
         {
-          auto ex = detail::untracked(op_ex);
-          bool is_stream_ex = false;
-          if constexpr (std::is_same<decltype(ex), Executor>::value)
-            is_stream_ex = ex == impl.stream_ex;
-          if (!is_stream_ex)
-          {
-            o->fire_ex = std::move(ex);
-            o->use_fire_ex = true;
-          }
+          o->fire_ex = std::move(op_ex);
+          o->use_fire_ex = true;
         }
       }
       file(impl, o);
@@ -434,6 +420,11 @@ private:
       ++tick;
       if (!impl.service.withdraw_timeout(o->entry, o))
         return true;
+      if (o->use_fire_ex)
+      {
+        o->fire_ex = asio::any_io_executor();
+        o->use_fire_ex = false;
+      }
       o->release();
       return false;
     }
@@ -584,7 +575,7 @@ private:
     // take the stream's, told without a copy. Whatever work either tracks:
     // Beast's composed operations hand out the stream's executor with
     // outstanding work tracked, which compares unequal to it. (Other
-    // executors are compared, untracked, in op_state::arm.)
+    // executors are kept for the upcall as they come: op_state::arm.)
     template <class OpExecutor>
     bool is_native_stream_executor(const OpExecutor& op_ex) const
     {
@@ -1144,12 +1135,15 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
   // Arms st's timeout for op, an operation starting now whose handler is of
   // type Handler: op's executor is the stream's unless the handler has one
   // of its own, so without one it is neither asked for (a copy) nor
-  // compared.
+  // compared. With one, it is the handler's: asked of the handler directly,
+  // which spares the copy of op's own fallback that op.get_executor() makes
+  // (each layer of Beast's composed operations makes one more).
   template <class Handler, class Op>
   static void arm_timeout(impl_type& impl, op_state& st, const Op& op)
   {
     if constexpr (detail::has_executor_of_its_own<Handler>::value)
-      st.arm(impl, op.get_executor());
+      st.arm(impl,
+          asio::get_associated_executor(op.handler(), impl.stream_ex));
     else
       st.arm(impl);
   }
