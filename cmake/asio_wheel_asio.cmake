@@ -17,6 +17,21 @@ function(asio_wheel_asio_version file macro out)
   set(${out} "${result}" PARENT_SCOPE)
 endfunction()
 
+# asio_wheel_boost_tree(NAMED HEADER OUT): OUT = NAMED (a header tree the user named), or
+# else the folder of the system Boost (Boost_INCLUDE_DIRS) holding HEADER, or "".
+function(asio_wheel_boost_tree named header out)
+  set(result "${named}")
+  if(NOT result)
+    foreach(dir IN LISTS Boost_INCLUDE_DIRS)
+      if(EXISTS "${dir}/${header}")
+        set(result "${dir}")
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
 # asio_wheel_register_flavour(TARGET FLAVOUR): TARGET's objects are compiled in FLAVOUR
 # (boost|standalone); the test `asio_headers` checks which Asio headers they included.
 function(asio_wheel_register_flavour target flavour)
