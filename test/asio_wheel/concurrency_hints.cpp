@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <latch>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -308,15 +307,20 @@ BOOST_DATA_TEST_CASE(two_threads_run_the_context_while_both_arm_timers,
   }
 
   // Each thread arms its half of the chains, both at once, then runs the context; the clock
-  // starts moving once both have armed.
-  std::latch start(2);
+  // starts moving once both have armed. The start is a spinning gate, not a std::latch:
+  // MinGW-w64 GCC 12's std::latch, whose wait falls back to a mutex and condition variable
+  // without a futex, can lose its wakeup, and then one thread never starts (under Wine a
+  // loop of two-thread latches hung at round 42 of 3000, and this test hung 3 times in 13).
+  std::atomic<int> at_gate{0};
   std::atomic<int> threads_armed{0};
   std::atomic<int> runs_returned{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t)
     threads.emplace_back([&, t] {
       this_run_thread = t;
-      start.arrive_and_wait();
+      ++at_gate;
+      while (at_gate.load() < 2)
+        std::this_thread::yield();
       for (int i = t * chains_per_thread; i < (t + 1) * chains_per_thread; ++i)
         start_round(state, *chains[static_cast<std::size_t>(i)]);
       ++threads_armed;
@@ -327,8 +331,10 @@ BOOST_DATA_TEST_CASE(two_threads_run_the_context_while_both_arm_timers,
   // Manual time advances one tick per 100 us of real time: the pause only paces this thread
   // against the two run() threads so that arming, cancelling and expiring interleave; no
   // result depends on its length.
-  while (threads_armed.load() < 2)
+  const auto armed_deadline = std::chrono::steady_clock::now() + 60s;
+  while (threads_armed.load() < 2 && std::chrono::steady_clock::now() < armed_deadline)
     std::this_thread::yield();
+  BOOST_TEST_REQUIRE(threads_armed.load() == 2, "a thread did not finish arming in 60 s");
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (state.chains_finished.load() < chain_count && std::chrono::steady_clock::now() < deadline)
   {
