@@ -285,13 +285,13 @@ private:
     impl_type* impl = nullptr;  // the stream's state, set when armed
     boost::shared_ptr<impl_type> keep;  // taken when decided (on_decided)
     // The operation's executor when the upcall is to run there (op_state's
-    // arm), from the arm to the withdraw or the upcall; empty otherwise, so
-    // that the work it may track never outlives the operation (or run()
-    // would not return while the stream exists).
+    // arm), from the arm to the withdraw or the upcall; empty otherwise (the
+    // upcall then runs on the stream's), so that the work it may track never
+    // outlives the operation (or run() would not return while the stream
+    // exists).
     asio::any_io_executor fire_ex;
     tick_type tick = 0;
     std::atomic<bool> busy{false};  // armed, or its upcall on its way
-    bool use_fire_ex = false;
     const bool heap;
 
     // The wheel decided the timeout (it expired, or is abandoned at
@@ -324,16 +324,14 @@ private:
       boost::shared_ptr<impl_type> sp(std::move(o->keep));
       op_state* const st = o->state;
       const tick_type tick = o->tick;
-      const bool use_fire_ex = std::exchange(o->use_fire_ex, false);
-      asio::any_io_executor ex;
-      if (use_fire_ex)
-        ex = std::move(o->fire_ex);  // left empty, also at shutdown
+      // Moved out (leaving it empty), also at shutdown.
+      asio::any_io_executor ex(std::move(o->fire_ex));
       o->release();
       if (!owner)
         return;  // destroyed with the context: drops the stream's state
       // Close the socket where Beast's timeout handler would: on the
       // operation's executor, serialized with the operation's own steps.
-      if (use_fire_ex)
+      if (ex)
         asio::post(ex, fire_handler{std::move(sp), st, tick});
       else
       {
@@ -406,7 +404,6 @@ private:
             && &detail::context_of(op_ex) == impl.context)
         {
           o->fire_ex = std::move(op_ex);
-          o->use_fire_ex = true;
         }
       }
       file(impl, o);
@@ -420,11 +417,8 @@ private:
       ++tick;
       if (!impl.service.withdraw_timeout(o->entry, o))
         return true;
-      if (o->use_fire_ex)
-      {
+      if (o->fire_ex)
         o->fire_ex = asio::any_io_executor();
-        o->use_fire_ex = false;
-      }
       o->release();
       return false;
     }
@@ -1240,7 +1234,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
         // its commit 2dcdef38), whatever the buffers, the operation completes
         // with timeout through the handler's immediate executor, and the
         // socket is closed.
-        if (state().expiry <= clock_type::now())
+        // (An untimed stream reads no clock.)
+        if (state().expiry != never() && state().expiry <= clock_type::now())
         {
           BOOST_ASIO_CORO_YIELD
           {
