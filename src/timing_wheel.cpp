@@ -270,21 +270,36 @@ bool timing_wheel::next_slot_of_pass(tick_type& tick, unsigned& level) noexcept
 
 tick_type timing_wheel::next_due() const noexcept
 {
-  if (size_ == 0)
+  // Every filed tick lies after current_ (no advance is in progress), so
+  // nothing is skipped: the earliest filed tick, or a slot minimum before it.
+  return next_due_after(current_);
+}
+
+tick_type timing_wheel::next_due_after(tick_type after) const noexcept
+{
+  if (size_ == 0 || after >= max_tick)
     return never_tick;
 
-  // Level 0: slots in tick order from current_ + 1, one revolution. The
-  // slot at distance d holds ticks current_ + 1 + d + k * slots; if its
-  // minimum is the first of those, nothing in any later slot can be
-  // earlier. Otherwise keep the smallest minimum seen (later rounds, which
-  // only a rewind leaves in level 0).
-  const tick_type base = current_ + 1;
+  // Level 0: slots in tick order from after + 1, one revolution. The slot at
+  // distance d holds ticks after + 1 + d + k * slots; if its minimum is the
+  // first of those, nothing in any later slot can be earlier. Otherwise keep
+  // the smallest minimum seen (later rounds, which only a rewind leaves in
+  // level 0). A slot whose minimum is at or before `after` says nothing of
+  // its later entries but that they lie at its ticks after `after`: from
+  // there on, the answer is not known (`unknown`).
+  const tick_type base = after + 1;
   const std::size_t start = static_cast<std::size_t>(base) & mask_;
   tick_type best = never_tick;
+  tick_type unknown = never_tick;
   auto consider = [&](std::size_t s) {
     const tick_type position =
       base + static_cast<tick_type>((s - start) & mask_);
     const tick_type m = slots_[s].min_filed;
+    if (m <= after)
+    {
+      unknown = (std::min)(unknown, position);
+      return false;
+    }
     if (m < best)
       best = m;
     return m <= position;
@@ -298,7 +313,10 @@ tick_type timing_wheel::next_due() const noexcept
     found = consider(s);
 
   // Upper levels: a slot's entries are due no earlier than its minimum, nor
-  // than the start of its next block (where the walk moves them down).
+  // than the start of its next block (where the walk moves them down). A
+  // slot bounded at or before `after` (a block that begins by then, whose
+  // entries will move down to ticks not known yet) could hold any tick
+  // after it.
   for (unsigned l = 1; l <= upper_levels; ++l)
   {
     const std::uint64_t occupied = upper_occupied_[l - 1];
@@ -307,19 +325,31 @@ tick_type timing_wheel::next_due() const noexcept
     const unsigned shift = shift_of(l);
     const tick_type width = tick_type(1) << shift;
     const tick_type first_block = (current_ >> shift) + 1;
-    const unsigned first_index = static_cast<unsigned>(first_block);
-    for (std::uint64_t bits = occupied; bits != 0; bits &= bits - 1)
+    const unsigned first_index =
+      static_cast<unsigned>(first_block) & (upper_slots - 1);
+    // The occupied slots in block order: bit j of `ahead` is the slot of
+    // block first_block + j.
+    const std::uint64_t ahead = first_index == 0 ? occupied
+      : (occupied >> first_index) | (occupied << (upper_slots - first_index));
+    for (std::uint64_t bits = ahead; bits != 0; bits &= bits - 1)
     {
-      const unsigned i = lowest_bit(bits);
-      const tick_type block = first_block
-        + static_cast<tick_type>((i - first_index) & (upper_slots - 1));
-      const tick_type t =
-        (std::max)(block * width, upper_[l - 1][i].min_filed);
-      if (t < best)
+      const unsigned j = lowest_bit(bits);
+      const tick_type block = first_block + static_cast<tick_type>(j);
+      const tick_type m =
+        upper_[l - 1][(first_index + j) & (upper_slots - 1)].min_filed;
+      const tick_type t = (std::max)(block * width, m);
+      if (t <= after)
+        unknown = (std::min)(unknown, base);
+      else if (t < best)
         best = t;
+      // A minimum within its own block comes before every later block.
+      if (m < (block + 1) * width)
+        break;
     }
   }
-  return best >= max_tick ? never_tick : best;
+  if (best > unknown || best >= max_tick)
+    return never_tick;
+  return best;
 }
 
 } // namespace detail

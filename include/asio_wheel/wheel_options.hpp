@@ -88,6 +88,12 @@ struct wheel_stats
   std::uint64_t drive_arms = 0;
   std::uint64_t drive_cancels = 0;
 
+  /// Of drive_arms, those made ahead of time: the drive timer is two reactor
+  /// timers, and while one waits for the next due tick the other is set for
+  /// the due tick after it, so that a wakeup does not move the reactor's
+  /// deadline twice (once when it fires, once when it is re-armed).
+  std::uint64_t drive_arms_ahead = 0;
+
   /// Waits completed with success because their expiry was reached.
   std::uint64_t waits_expired = 0;
 

@@ -12,7 +12,7 @@
 // detail::deadline_timer_service. Its parts have homes of their own:
 //   detail/timing_wheel.hpp       the wheel over integer ticks
 //   detail/tick_grid.hpp          time points <-> ticks
-//   detail/drive_timer.hpp        the one timer in the reactor
+//   detail/drive_timer.hpp        the two timers in the reactor
 //   detail/completion_slices.hpp  decided waits on their way to handlers
 //   detail/asio_scheduler.hpp     the Asio scheduler and reactor hooks
 //
@@ -152,6 +152,7 @@ public:
     s.cascades = wheel_.cascades();
     s.drive_arms = drive_.arms();
     s.drive_cancels = drive_.cancels();
+    s.drive_arms_ahead = drive_.arms_ahead();
     return s;
   }
 
@@ -819,12 +820,12 @@ private:
   }
 
   // The drive timer fired (or its cancellation completed). Lock not held.
-  static void on_drive(void* owner, const error_code& ec)
+  static void on_drive(void* owner, const error_code& ec, unsigned which)
   {
     wheel_timer_service* self = static_cast<wheel_timer_service*>(owner);
     {
       lock_type lock(self->mutex_);
-      self->drive_.completed();
+      self->drive_.completed(which);
       if (!ec)
       {
         ++self->stats_.drive_wakeups;
@@ -921,15 +922,24 @@ private:
     ++stats_.clock_steps_back;
   }
 
-  // Ghosts alone must not keep the drive timer (and so run()) going.
-  // Lock held; no advance in progress.
+  // Arms the drive timer for the next due tick, and its other timer, if
+  // idle, for the one after (see drive_timer.hpp). Ghosts alone must not
+  // keep the drive timer (and so run()) going, nor must the timer armed
+  // ahead once the last wait has expired: it is parked. Lock held; no
+  // advance in progress.
   void arm_for_next_due()
   {
     if (stats_.pending_waits == 0)
+    {
+      drive_.disarm();
       return;
+    }
     const tick_type next = wheel_.next_due();
-    if (next != detail::never_tick)
-      drive_.arm_no_later_than(next);
+    if (next == detail::never_tick)
+      return;
+    drive_.arm_no_later_than(next);
+    if (drive_.wants_ahead(next))
+      drive_.arm_ahead(wheel_.next_due_after(next));
   }
 
   // The slice operation runs. Lock not held.

@@ -199,6 +199,113 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   BOOST_TEST(service.stats().queued_completions == 0u);
 }
 
+// The drive timer is two reactor timers: while one waits for the next due tick, the other is
+// set for the due tick after it, so that a wakeup does not set the reactor's deadline a second
+// time. A wait due sooner than both is served by cancelling the later one, and a timer armed
+// beyond the tick after the next is re-aimed.
+BOOST_DATA_TEST_CASE(drive_timer_is_armed_ahead_for_the_due_tick_after_the_next,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io(concurrency_hint);
+  auto& service = install_service(io, make_options(tick, 64));
+  const auto at = [&](double n) { return t0 + ticks(n, tick); };
+  const auto step_to = [&](double n) {
+    advance_in_steps(io, at(n) - manual_clock::now(), tick);
+  };
+
+  manual_timer a(io, at(3.5)), b(io, at(7.5)), c(io, at(11.5));
+  wait_record a1, b1, c1;
+  a.async_wait(record_into(a1));
+  b.async_wait(record_into(b1));
+  c.async_wait(record_into(c1));
+  auto s = service.stats();
+  BOOST_TEST(s.drive_arms == 1u, "set for tick 4 only: later waits do not touch it");
+  BOOST_TEST(s.drive_arms_ahead == 0u);
+
+  step_to(4);
+  s = service.stats();
+  BOOST_TEST(a1.succeeded_once());
+  BOOST_TEST(s.drive_arms == 3u, "the wakeup at tick 4 sets one timer for 8, the other for 12");
+  BOOST_TEST(s.drive_arms_ahead == 1u);
+
+  step_to(8);
+  s = service.stats();
+  BOOST_TEST(b1.succeeded_once());
+  BOOST_TEST(s.drive_arms == 3u, "the wakeup at tick 8 found tick 12's timer in place and set"
+      " none: " << s.drive_arms << " arms");
+
+  step_to(12);
+  s = service.stats();
+  BOOST_TEST(c1.succeeded_once());
+  BOOST_TEST(s.drive_wakeups == 3u);
+  BOOST_TEST(s.empty_wakeups == 0u);
+  BOOST_TEST(s.drive_cancels == 0u);
+  BOOST_TEST(io.stopped());
+
+  // Armed for 34 and, ahead, for 38; then a wait due at 32: the later timer is cancelled and
+  // set for 32 when its cancellation completes. Every wait completes at its own tick.
+  manual_timer f(io, at(29.5)), g(io, at(33.5)), h(io, at(37.5)), k(io);
+  wait_record f1, g1, h1, k1;
+  f.async_wait(record_into(f1));
+  g.async_wait(record_into(g1));
+  h.async_wait(record_into(h1));
+  step_to(30);
+  BOOST_TEST(f1.succeeded_once());
+  const auto before = service.stats();
+  k.expires_at(at(31.5));
+  k.async_wait(record_into(k1));
+  settle(io);
+  s = service.stats();
+  BOOST_TEST(s.drive_cancels == before.drive_cancels + 1);
+  BOOST_TEST(s.drive_arms == before.drive_arms + 1, "set again for 32 once cancelled");
+  step_to(31);
+  BOOST_TEST(k1.calls == 0);
+  step_to(32);
+  BOOST_TEST(k1.succeeded_once());
+  BOOST_TEST((k1.completed_at == at(32)));
+  step_to(38);
+  BOOST_TEST(g1.succeeded_once());
+  BOOST_TEST((g1.completed_at == at(34)));
+  BOOST_TEST(h1.succeeded_once());
+  BOOST_TEST((h1.completed_at == at(38)));
+  s = service.stats();
+  BOOST_TEST(s.empty_wakeups == 0u);
+  BOOST_TEST(io.stopped());
+
+  // A timer armed far ahead while the other was idle (here: the first wait, due at 70) is
+  // re-aimed: once the other covers the next due tick (54), it is cancelled and armed for the
+  // tick after (58), so that the wakeups leapfrog again instead of setting the reactor's
+  // deadline twice each until tick 70.
+  manual_timer distant(io, at(69.5)), p(io, at(49.5)), q(io, at(53.5)), r(io, at(57.5));
+  wait_record distant1, p1, q1, r1;
+  distant.async_wait(record_into(distant1));
+  p.async_wait(record_into(p1));
+  q.async_wait(record_into(q1));
+  r.async_wait(record_into(r1));
+  const auto before_far = service.stats();
+  BOOST_TEST(before_far.drive_arms == s.drive_arms + 2, "one timer for 70, the other for 50");
+  step_to(50);
+  s = service.stats();
+  BOOST_TEST(p1.succeeded_once());
+  BOOST_TEST(s.drive_cancels == before_far.drive_cancels + 1, "the timer for 70 re-aimed");
+  BOOST_TEST(s.drive_arms_ahead == before_far.drive_arms_ahead + 1);
+  const auto at_50 = s;
+  step_to(54);
+  s = service.stats();
+  BOOST_TEST(q1.succeeded_once());
+  BOOST_TEST(s.drive_arms - at_50.drive_arms == s.drive_arms_ahead - at_50.drive_arms_ahead,
+      "the wakeup at 54 set only a timer ahead: " << s.drive_arms - at_50.drive_arms
+      << " arms, " << s.drive_arms_ahead - at_50.drive_arms_ahead << " ahead");
+  step_to(70);
+  BOOST_TEST(r1.succeeded_once());
+  BOOST_TEST((r1.completed_at == at(58)));
+  BOOST_TEST(distant1.succeeded_once());
+  BOOST_TEST((distant1.completed_at == at(70)));
+  BOOST_TEST(service.stats().empty_wakeups == 0u);
+  BOOST_TEST(io.stopped());
+}
+
 BOOST_AUTO_TEST_CASE(far_only_wheel_causes_no_drive_wakeups)
 {
   asio::io_context io;
@@ -775,17 +882,20 @@ BOOST_DATA_TEST_CASE(lone_wait_parks_the_drive_timer_and_run_still_returns,
   BOOST_TEST(later.succeeded_once());
   BOOST_TEST(io.stopped());
 
-  // Parked for tick 40, then a wait due sooner: taken back, cancelled and set for tick 30.
+  // Parked for tick 40, then a wait due sooner: taken back, and the drive's other timer is set
+  // for tick 30, with no cancel. The one parked for 40 is parked again when 30's wait expires.
   wait_record far_wait, near_wait;  // (near and far are macros on Windows)
   lone.expires_at(at(39.5));
   lone.async_wait(record_into(far_wait));
   BOOST_TEST(lone.cancel() == 1u);
   settle(io);
+  const auto arms_before = service.stats().drive_arms;
   manual_timer other(io, at(29.5));
   other.async_wait(record_into(near_wait));
   settle(io);
   s = service.stats();
-  BOOST_TEST(s.drive_cancels == 1u);
+  BOOST_TEST(s.drive_cancels == 0u);
+  BOOST_TEST(s.drive_arms == arms_before + 1);
   advance_in_steps(io, at(29) - manual_clock::now(), tick);
   BOOST_TEST(near_wait.calls == 0);
   advance_in_steps(io, at(30) - manual_clock::now(), tick);

@@ -154,6 +154,17 @@ public:
   /// minimum.
   tick_type next_due() const noexcept;
 
+  /// As next_due(), for the entries filed after @p after: a tick after
+  /// @p after at or before the earliest of them, or never_tick if there is
+  /// none or the wheel cannot tell. It cannot when a slot's minimum is at
+  /// or before @p after (the ticks of its later entries are not known) and
+  /// nothing is certain to come before that slot's next tick: an upper
+  /// slot whose block begins by @p after, or the level-0 slot of @p after
+  /// when nothing else is due within a revolution. The drive timer's second
+  /// timer is armed for it ahead of time (see drive_timer.hpp); never_tick
+  /// leaves that timer idle, where a guess could cost a wakeup.
+  tick_type next_due_after(tick_type after) const noexcept;
+
   /// Processes all ticks up to and including @p to. For each entry filed at
   /// or before @p to in level 0, `due_of(entry)` gives its real due tick: if
   /// that is at or before @p to the entry is unlinked and `expire(entry)` is

@@ -79,6 +79,37 @@ BOOST_AUTO_TEST_CASE(entry_expires_exactly_at_its_due_tick)
   BOOST_TEST(w.next_due() == never_tick);
 }
 
+// The drive timer's second timer is armed for next_due_after(next_due()).
+BOOST_AUTO_TEST_CASE(next_due_after_gives_the_due_tick_after_a_tick_or_says_it_cannot_tell)
+{
+  timing_wheel w(8);
+  test_entry a, b, c, d, e;
+  insert(w, a, 3);       // level 0
+  insert(w, b, 5);       // level 0
+  insert(w, c, 3 + 16);  // level 1, the block of ticks 16-23
+  BOOST_TEST(w.next_due() == 3);
+  BOOST_TEST(w.next_due_after(2) == 3);
+  BOOST_TEST(w.next_due_after(3) == 5);
+  BOOST_TEST(w.next_due_after(4) == 5);
+  BOOST_TEST(w.next_due_after(16) == 19);
+  // Tick 5's slot could also hold 13, 21, ...: nothing is known to come before 13.
+  BOOST_TEST(w.next_due_after(5) == never_tick);
+  // The block of 16-23 begins by tick 19: its other entries are not known until it moves down.
+  BOOST_TEST(w.next_due_after(19) == never_tick);
+
+  BOOST_TEST(advance(w, 5).size() == 2u);
+  insert(w, d, 20);  // level 1, the block of 16-23, behind c
+  BOOST_TEST(w.next_due() == 19);
+  BOOST_TEST(w.next_due_after(19) == never_tick);
+  BOOST_TEST(advance(w, 16).empty());
+  BOOST_TEST(w.cascades() == 2u, "c and d moved down to level 0");
+  BOOST_TEST(w.next_due_after(19) == 20);
+  // Slots 3 and 4 (c's and d's) could hold 27 and 28.
+  BOOST_TEST(w.next_due_after(20) == never_tick);
+  insert(w, e, 22);
+  BOOST_TEST(w.next_due_after(20) == 22);
+}
+
 BOOST_AUTO_TEST_CASE(entries_beyond_a_revolution_wait_a_level_up_and_move_down_once)
 {
   timing_wheel w(8);
@@ -398,6 +429,17 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
           earliest = (std::min)(earliest, due);
         BOOST_TEST_REQUIRE(w.next_due() <= earliest,
             "seed " << seed << ": next_due " << w.next_due() << " after the earliest due " << earliest);
+        // next_due_after(next): after next, and at or before every entry filed after next, or
+        // never_tick (none, or it cannot tell).
+        if (const tick_type next = w.next_due(); next != never_tick)
+        {
+          const tick_type after = w.next_due_after(next);
+          BOOST_TEST_REQUIRE(after > next, "seed " << seed << ": next_due_after(" << next << ") is " << after);
+          for (auto& [p, due] : model)
+            BOOST_TEST_REQUIRE((p->filed_tick() <= next || after == never_tick || after <= p->filed_tick()),
+                "seed " << seed << ": next_due_after(" << next << ") is " << after << ", after an entry filed at "
+                << p->filed_tick());
+        }
         const tick_type to = now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
         // Half the time a bounded advance, with inserts, erasures and moves
         // between its steps, as the service does between slices.
