@@ -82,8 +82,8 @@ BOOST_AUTO_TEST_CASE(entry_expires_exactly_at_its_due_tick)
 // The drive timer's second timer is armed for next_due_after(next_due()).
 BOOST_AUTO_TEST_CASE(next_due_after_gives_the_due_tick_after_a_tick_or_says_it_cannot_tell)
 {
+  test_entry a, b, c, d, e;  // declared first: they outlive the wheel, which unlinks them
   timing_wheel w(8);
-  test_entry a, b, c, d, e;
   insert(w, a, 3);       // level 0
   insert(w, b, 5);       // level 0
   insert(w, c, 3 + 16);  // level 1, the block of ticks 16-23
