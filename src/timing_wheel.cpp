@@ -127,7 +127,12 @@ void timing_wheel::link(wheel_entry& e) noexcept
   if (level == 0)
     mark_occupied(static_cast<std::size_t>(tick) & mask_);
   else
+  {
     upper_occupied_[level - 1] |= std::uint64_t(1) << upper_index(level, tick);
+    const unsigned shift = shift_of(level);
+    upper_floor_ = (std::min)(upper_floor_,
+        (tick >> shift) * (tick_type(1) << shift));
+  }
 }
 
 void timing_wheel::rewind(tick_type to) noexcept
@@ -211,11 +216,32 @@ tick_type timing_wheel::upper_walk_tick(unsigned level,
   return best;
 }
 
+tick_type timing_wheel::upper_floor_of_slots() const noexcept
+{
+  tick_type floor = never_tick;
+  for (unsigned l = 1; l <= upper_levels; ++l)
+  {
+    const unsigned shift = shift_of(l);
+    for (std::uint64_t bits = upper_occupied_[l - 1]; bits != 0;
+        bits &= bits - 1)
+    {
+      const tick_type m = upper_[l - 1][lowest_bit(bits)].min_filed;
+      floor = (std::min)(floor, (m >> shift) * (tick_type(1) << shift));
+    }
+  }
+  return floor;
+}
+
 bool timing_wheel::next_slot_of_pass(tick_type& tick, unsigned& level) noexcept
 {
   tick_type best = never_tick;
   unsigned best_level = 0;
-  for (unsigned l = upper_levels; l >= 1; --l)
+  // A slot is walked at the block of its minimum or later, so at
+  // upper_floor_ or later: when that lies beyond the pass, no upper slot
+  // needs a look.
+  if (upper_floor_ <= target_)
+    upper_floor_ = upper_floor_of_slots();
+  for (unsigned l = upper_floor_ <= target_ ? upper_levels : 0; l >= 1; --l)
   {
     if (upper_occupied_[l - 1] == 0)
       continue;
@@ -304,20 +330,26 @@ tick_type timing_wheel::next_due_after(tick_type after) const noexcept
       best = m;
     return m <= position;
   };
+  // (Written so that no slot is searched for after the answer is found.)
   bool found = false;
-  for (std::size_t s = next_occupied(start); s != npos && !found;
+  for (std::size_t s = next_occupied(start); s != npos;
       s = s < mask_ ? next_occupied(s + 1) : npos)
-    found = consider(s);
-  for (std::size_t s = next_occupied(0); s != npos && s < start && !found;
-      s = next_occupied(s + 1))
-    found = consider(s);
+    if ((found = consider(s)))
+      break;
+  if (!found)
+    for (std::size_t s = next_occupied(0); s != npos && s < start;
+        s = next_occupied(s + 1))
+      if (consider(s))
+        break;
 
   // Upper levels: a slot's entries are due no earlier than its minimum, nor
   // than the start of its next block (where the walk moves them down). A
   // slot bounded at or before `after` (a block that begins by then, whose
   // entries will move down to ticks not known yet) could hold any tick
-  // after it.
-  for (unsigned l = 1; l <= upper_levels; ++l)
+  // after it. No slot's minimum, so no tick of theirs, lies before
+  // upper_floor_: if that is not before `best` (which lies after `after`),
+  // the upper levels change nothing.
+  for (unsigned l = 1; l <= upper_levels && upper_floor_ < best; ++l)
   {
     const std::uint64_t occupied = upper_occupied_[l - 1];
     if (occupied == 0)

@@ -78,6 +78,12 @@
 // above); with tolerance, loop wakeups <= 1:10 and CPU <= 1:5 of
 // steady_timer's in every cell.
 //
+// --cell N T runs that cell alone (T as the tables write it: 30s, 5min,
+// 1h). Under callgrind each side's window is a dump of its own, named by its
+// cell, its side and the window's expiries (callgrind client requests):
+// test/bench/callgrind_steady_fleet.sh gives user-space instructions per
+// expiry from them.
+//
 // Memory: one side of a cell is built, measured and destroyed before the
 // other; the two sides of a cell run back to back (the order alternating
 // from cell to cell) so that the shared machine's noise hits both alike.
@@ -88,6 +94,13 @@
 #include <asio_wheel.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+
+#if __has_include(<valgrind/callgrind.h>)
+# include <valgrind/callgrind.h>
+#else
+# define CALLGRIND_ZERO_STATS
+# define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
+#endif
 
 #include <dlfcn.h>
 #include <sys/epoll.h>
@@ -290,9 +303,12 @@ void run_until(boost::asio::io_context& io, boost::asio::steady_timer& stopper,
   io.run();
 }
 
+/// Runs one side of a cell. Under callgrind (callgrind_steady_fleet.sh) the
+/// window is a dump of its own, named @p label and the window's expiries.
 template <class Timer>
-side_result run_side(std::size_t n, clock_type::duration period,
-    clock_type::duration warmup, clock_type::duration window,
+side_result run_side(const std::string& label, std::size_t n,
+    clock_type::duration period, clock_type::duration warmup,
+    clock_type::duration window,
     double tolerance = 0.0)  // of period, for each wheel timer
 {
   constexpr bool is_wheel = !std::is_same_v<Timer, boost::asio::steady_timer>;
@@ -357,7 +373,11 @@ side_result run_side(std::size_t n, clock_type::duration period,
   const auto cpu_before = bench::process_cpu_time();
   const auto window_start = clock_type::now();
   f.in_window = true;
+  CALLGRIND_ZERO_STATS;
   run_until(io, stopper, window_start + window);
+  const std::string dump =
+      label + " expiries=" + std::to_string(f.expired - expired_before);
+  CALLGRIND_DUMP_STATS_AT(dump.c_str());
   f.in_window = false;
   const auto window_end = clock_type::now();
   const auto cpu = bench::process_cpu_time() - cpu_before;
@@ -421,6 +441,28 @@ std::string period_label(clock_type::duration period)
   return std::to_string(ms) + "ms";
 }
 
+/// The inverse of period_label, for --cell; a zero duration if @p s is not
+/// a whole number followed by ms, s, min or h.
+clock_type::duration parse_period(const std::string& s)
+{
+  std::size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 9)
+    return {};
+  const long long v = std::stoll(s.substr(0, digits));
+  const std::string unit = s.substr(digits);
+  if (unit == "ms")
+    return std::chrono::milliseconds(v);
+  if (unit == "s")
+    return std::chrono::seconds(v);
+  if (unit == "min")
+    return std::chrono::minutes(v);
+  if (unit == "h")
+    return std::chrono::hours(v);
+  return {};
+}
+
 std::string load_average()
 {
   std::string s;
@@ -449,14 +491,43 @@ std::string fixed(double v, int decimals)
 
 int main(int argc, char** argv)
 {
-  const bench::options opts = bench::parse_options(argc, argv);
+  // --cell N T (T as the tables write it: 30s, 5min, 1h): that cell alone,
+  // as callgrind_steady_fleet.sh runs it. Taken out before the options all
+  // programs share.
+  std::vector<char*> args(argv, argv + argc);
+  std::size_t only_n = 0;
+  clock_type::duration only_period{};
+  for (std::size_t i = 1; i < args.size();)
+  {
+    if (std::string(args[i]) != "--cell")
+    {
+      ++i;
+      continue;
+    }
+    if (i + 2 < args.size())
+    {
+      only_n = std::strtoul(args[i + 1], nullptr, 10);
+      only_period = parse_period(args[i + 2]);
+    }
+    if (only_n == 0 || only_period <= clock_type::duration::zero())
+    {
+      std::fprintf(stderr, "%s: --cell takes N (> 0) and T (such as 30s, 5min, 1h)\n",
+          argv[0]);
+      return 2;
+    }
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+        args.begin() + static_cast<std::ptrdiff_t>(i + 3));
+  }
+  const bench::options opts =
+      bench::parse_options(static_cast<int>(args.size()), args.data());
   bench::report report("steady_fleet", opts);
 
-  const std::vector<std::size_t> sizes = opts.smoke
-      ? std::vector<std::size_t>{2000}
+  const std::vector<std::size_t> sizes = only_n != 0 ? std::vector<std::size_t>{only_n}
+      : opts.smoke ? std::vector<std::size_t>{2000}
       : std::vector<std::size_t>{10000, 100000, 1000000};
-  const std::vector<clock_type::duration> periods = opts.smoke
-      ? std::vector<clock_type::duration>{300ms, 2s}
+  const std::vector<clock_type::duration> periods = only_n != 0
+      ? std::vector<clock_type::duration>{only_period}
+      : opts.smoke ? std::vector<clock_type::duration>{300ms, 2s}
       : std::vector<clock_type::duration>{30s, 5min, 1h};
   const clock_type::duration warmup = opts.smoke ? clock_type::duration(200ms) : 2s;
   const clock_type::duration window = opts.smoke ? clock_type::duration(500ms) : 5s;
@@ -513,16 +584,20 @@ int main(int argc, char** argv)
     for (std::size_t n : sizes)
     {
       cell c{n, period, {}, {}, {}};
+      const std::string cell_label =
+          "W10 N=" + bench::size_label(n) + " T=" + period_label(period) + " ";
       // Back to back, the order rotating from cell to cell.
       const auto run_steady = [&] {
-        c.steady = run_side<boost::asio::steady_timer>(n, period, warmup, window);
+        c.steady = run_side<boost::asio::steady_timer>(
+            cell_label + "steady_timer", n, period, warmup, window);
       };
       const auto run_wheel = [&] {
-        c.wheel = run_side<asio_wheel::wheel_timer>(n, period, warmup, window);
+        c.wheel = run_side<asio_wheel::wheel_timer>(
+            cell_label + "wheel_timer", n, period, warmup, window);
       };
       const auto run_tolerant = [&] {
-        c.tolerant = run_side<asio_wheel::wheel_timer>(n, period, warmup,
-            tolerant_window(period), tolerance_fraction);
+        c.tolerant = run_side<asio_wheel::wheel_timer>(cell_label + "wheel_1/64T",
+            n, period, warmup, tolerant_window(period), tolerance_fraction);
       };
       switch (cell_index++ % 3)
       {

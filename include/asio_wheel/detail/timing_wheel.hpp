@@ -252,6 +252,9 @@ private:
   // level's slot: where the block of the slot's earliest entry begins.
   tick_type upper_walk_tick(unsigned level,
       tick_type first_block) const noexcept;
+  // The start of the block, at its level, of the earliest minimum of any
+  // occupied upper slot (never_tick if none): recomputes upper_floor_.
+  tick_type upper_floor_of_slots() const noexcept;
 
   std::unique_ptr<slot[]> slots_;           // level 0
   std::size_t mask_;
@@ -260,6 +263,13 @@ private:
   std::vector<std::uint64_t> summary_;      // one bit a word of occupied_
   slot upper_[upper_levels][upper_slots];   // levels 1 .. upper_levels
   std::uint64_t upper_occupied_[upper_levels] = {};
+  // At or before the start of the block, at its level, of every occupied
+  // upper slot's minimum; so no upper slot is walked, nor holds a tick,
+  // before it. link() lowers it; next_slot_of_pass() raises it by a scan
+  // only when it falls within a pass. Both searches skip the upper levels
+  // while it lies beyond what they look for: most wakeups then look at
+  // level 0 only.
+  tick_type upper_floor_ = never_tick;
   std::size_t size_ = 0;
   tick_type current_ = 0;
 
