@@ -32,7 +32,7 @@
 
 #include <string>
 
-// ---- Completion tokens by Asio version (SPEC 4). Checked against the header trees of the
+// ---- Completion tokens by Asio version. Checked against the header trees of the
 // matrix (ls <tree>/asio/consign.hpp etc.): every Boost.Asio from 1.81 on, and standalone
 // 1.38, have them all in namespace asio; standalone 1.22 (Debian libasio-dev) has no consign
 // at all, and deferred, as_tuple, append and prepend only in asio::experimental (they left it

@@ -1,6 +1,6 @@
 // http_keepalive_no_timeout: the same server on a plain tcp::socket, with no
-// timeout at all (--idle-timeout is ignored): the floor that SPEC 9 measures
-// the timeouts' cost against in benchmark W9.
+// timeout at all (--idle-timeout is ignored): the floor that benchmark W9
+// measures the timeouts' cost against.
 #include "server.hpp"
 
 int main(int argc, char** argv) {

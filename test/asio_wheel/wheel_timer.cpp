@@ -501,8 +501,8 @@ BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
   BOOST_TEST(io.stopped(), "entries without waits kept the context busy");
 }
 
-// The churn pattern (expires_after + async_wait on every message, W1 of the SPEC): each re-arm
-// aborts the previous wait, the last one completes at its expiry.
+// The churn pattern (expires_after + async_wait on every message, benchmark W1 of
+// doc/benchmarks.md): each re-arm aborts the previous wait, the last one completes at its expiry.
 BOOST_DATA_TEST_CASE(rearm_on_every_message_aborts_each_previous_wait,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {

@@ -257,7 +257,7 @@ T percentile_of_sorted(const std::vector<T>& sorted, double q)
   return sorted[rank];
 }
 
-/// "1k", "100k", "1M": how the SPEC names the sizes.
+/// "1k", "100k", "1M": how doc/benchmarks.md names the sizes.
 inline std::string size_label(std::size_t n)
 {
   if (n >= 1000000 && n % 1000000 == 0)
@@ -290,11 +290,12 @@ public:
         value, opts_.smoke ? "true" : "false"));
   }
 
-  /// A budget of SPEC 5: passes when measured <= limit. Printed as a table
-  /// row; in smoke mode the verdict is recorded as "n/a" (tiny sizes say
-  /// nothing about performance), and so it is when the budget does not
-  /// apply to this run (`applies` false: SPEC 5 sets a condition on the
-  /// machine that this one did not meet; `detail` says which).
+  /// A budget (doc/benchmarks.md, the budgets table): passes when measured
+  /// <= limit. Printed as a table row; in smoke mode the verdict is recorded
+  /// as "n/a" (tiny sizes say nothing about performance), and so it is when
+  /// the budget does not apply to this run (`applies` false: the budget holds
+  /// only on a machine meeting a condition this one did not meet; `detail`
+  /// says which).
   void budget(const std::string& workload, const std::string& what,
       double measured, double limit, const std::string& detail,
       bool applies = true)
@@ -338,8 +339,8 @@ public:
   {
     if (!budget_lines_.empty())
     {
-      std::printf("\nBudgets (SPEC 5, wheel : reference, lower is better)%s\n",
-          opts_.smoke ? " -- smoke run, verdicts not applicable" : "");
+      std::printf("\nBudgets (doc/benchmarks.md; wheel : reference, lower is better)"
+          "%s\n", opts_.smoke ? " -- smoke run, verdicts not applicable" : "");
       for (const auto& line : budget_lines_)
         std::printf("%s\n", line.c_str());
     }

@@ -2,8 +2,8 @@
 #
 # test/bench/callgrind_op_timeouts.sh BENCH_PROGRAM OUT_DIR
 #
-# Instruction counts of W8 (SPEC 5) and of SPEC 9's target (<= 300
-# instructions per arm + disarm pair of a wheel timeout), with
+# Instruction counts of W8 and of the target of <= 300 instructions per arm +
+# disarm pair of a wheel timeout (both in doc/benchmarks.md), with
 # valgrind --tool=callgrind on bench_op_timeouts or
 # bench_op_timeouts_newer_asio. Each measured section of the program is
 # delimited with callgrind client requests (CALLGRIND_ZERO_STATS before,

@@ -1,17 +1,17 @@
 //
 // test/bench/churn.cpp
 //
-// SPEC 5, workloads W1 (churn) and W2 (idle refresh), Boost.Asio side: N
-// timers, each with one pending wait at 30 s; pseudo-random ones are re-armed
-// over and over, the way a server pushes back a connection's idle timeout on
-// every packet.
+// Benchmarks W1 (churn) and W2 (idle refresh) of doc/benchmarks.md,
+// Boost.Asio side: N timers, each with one pending wait at 30 s;
+// pseudo-random ones are re-armed over and over, the way a server pushes
+// back a connection's idle timeout on every packet.
 //
 //   W1  steady_timer and wheel_timer: expires_after(30s) + async_wait. The
 //       old wait is aborted and its handler runs (drained by io.poll() every
 //       1024 re-arms, as an event loop would between packets).
 //   W2  wheel_timer::reschedule_after(30s): the wait stays pending, no
-//       handler runs. SPEC 5 holds it against the read floor: the least a
-//       refresh that must *read* its timer can cost. It reads a pending
+//       handler runs. Its budget holds it against the read floor: the least
+//       a refresh that must *read* its timer can cost. It reads a pending
 //       count from a random element of an N-element array of objects the
 //       size of a wheel_timer and stores Clock::now() + 30s into it. For
 //       reference the program also measures the blind floor, which only
@@ -337,7 +337,7 @@ int main(int argc, char** argv)
   for (const row& r : rows)
   {
     const std::string at = " at N=" + bench::size_label(r.n);
-    // SPEC 5 sets both budgets at 100k and 1M.
+    // Both budgets are set at 100k and 1M.
     if (!opts.smoke && r.n < 100000)
       continue;
     report.budget("W1", "W1 wheel:steady ns per re-arm" + at,

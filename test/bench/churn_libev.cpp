@@ -1,12 +1,12 @@
 //
 // test/bench/churn_libev.cpp
 //
-// SPEC 5, workload W1 (churn) for libev, the C state of the art for idle
-// timeouts: N ev_timers with repeat = 30 s, all started; pseudo-random ones
-// are pushed back with ev_timer_again(), libev's documented idiom for idle
-// timeouts ("be smart about timeouts", method 2), which adjusts the timer's
-// heap entry in place. The loop runs with EVRUN_NOWAIT every 1024 re-arms,
-// the cadence churn.cpp uses for io.poll().
+// Benchmark W1 (churn, doc/benchmarks.md) for libev, the C state of the art
+// for idle timeouts: N ev_timers with repeat = 30 s, all started;
+// pseudo-random ones are pushed back with ev_timer_again(), libev's
+// documented idiom for idle timeouts ("be smart about timeouts", method 2),
+// which adjusts the timer's heap entry in place. The loop runs with
+// EVRUN_NOWAIT every 1024 re-arms, the cadence churn.cpp uses for io.poll().
 //
 // libev aborts nothing and runs no handler on a re-arm, so this is also its
 // W2. Its own program because libev's libevent emulation clashes with

@@ -1,13 +1,13 @@
 //
 // test/bench/churn_libevent.cpp
 //
-// SPEC 5, workload W1 (churn) for libevent 2.1, the other C state of the art
-// for idle timeouts: N timer events added with one *common timeout* of 30 s
-// (event_base_init_common_timeout), which keeps same-duration timeouts in a
-// FIFO list instead of the min-heap; pseudo-random events are re-added with
-// event_add(), which unlinks them and appends them at the list's tail (O(1)).
-// The loop runs with EVLOOP_NONBLOCK every 1024 re-adds, the cadence
-// churn.cpp uses for io.poll().
+// Benchmark W1 (churn, doc/benchmarks.md) for libevent 2.1, the other C
+// state of the art for idle timeouts: N timer events added with one *common
+// timeout* of 30 s (event_base_init_common_timeout), which keeps
+// same-duration timeouts in a FIFO list instead of the min-heap;
+// pseudo-random events are re-added with event_add(), which unlinks them and
+// appends them at the list's tail (O(1)). The loop runs with EVLOOP_NONBLOCK
+// every 1024 re-adds, the cadence churn.cpp uses for io.poll().
 //
 // libevent aborts nothing and runs no callback on a re-add, so this is also
 // its W2. Its own program because libev's libevent emulation clashes with

@@ -1,8 +1,9 @@
 //
 // test/bench/clock_reads.cpp
 //
-// SPEC 5, W2 against libev: what the clock read of a refresh costs, and why
-// a refresh cannot skip it or use a coarser clock.
+// Benchmark W2 against libev (doc/benchmarks.md, "W2 against libev: the
+// clock read"): what the clock read of a refresh costs, and why a refresh
+// cannot skip it or use a coarser clock.
 //
 // reschedule_after(d) stores Clock::now() + d; libev's ev_timer_again stores
 // the loop's cached time + d and reads no clock. A refresh may skip the

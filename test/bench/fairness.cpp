@@ -1,8 +1,8 @@
 //
 // test/bench/fairness.cpp
 //
-// SPEC 5, workload W6 (fairness): 100k waits expire in the same tick while a
-// TCP ping-pong over 127.0.0.1 (ephemeral port) runs on the same
+// Benchmark W6 (fairness, doc/benchmarks.md): 100k waits expire in the same
+// tick while a TCP ping-pong over 127.0.0.1 (ephemeral port) runs on the same
 // io_context, one byte each way. steady_timer hands every expired wait to the
 // scheduler in one batch, so a ping-pong step queued behind them waits for
 // all 100k handlers; the wheel completes at most max_completions_per_slice
@@ -19,9 +19,9 @@
 // budget verdict is the wall-time one.
 //
 // --threads T: the io_context is made with the default concurrency hint and
-// run by T threads (W6 with 2 threads, issue 13). The wall round trip is
-// still the verdict; "worst CPU us" is then the CPU time of whichever thread
-// saw the pong, a rough figure.
+// run by T threads (W6 with 2 threads). The wall round trip is still the
+// verdict; "worst CPU us" is then the CPU time of whichever thread saw the
+// pong, a rough figure.
 //
 // W6 with a cascade (workload "W6_cascade"): the same storm, but the waits are
 // armed in an upper level of the wheel and move down to level 0 one tick

@@ -2,13 +2,15 @@
 #
 # test/bench/http_wrk.sh BUILD_DIR OUT_DIR
 #
-# Benchmark W9 (SPEC 5 and 9): example/http_keepalive, Beast's keep-alive HTTP
-# server with stream.expires_after(30s) before every read, loaded by wrk,
-# built three times with only the stream type changed, run four ways:
+# Benchmark W9 (doc/benchmarks.md): example/http_keepalive, Beast's
+# keep-alive HTTP server with stream.expires_after(30s) before every read,
+# loaded by wrk, built three times with only the stream type changed, run
+# four ways:
 #   beast    http_keepalive_beast       boost::beast::tcp_stream (the baseline)
 #   wheel    http_keepalive             asio_wheel::beast::tcp_stream
 #   untimed  http_keepalive --no-timeout  the wheel's stream, no expires_after:
-#                                       "the same server without timeouts" (SPEC 9)
+#                                       the same server without timeouts,
+#                                       W9's floor
 #   socket   http_keepalive_no_timeout  a plain tcp::socket, no stream, no timeout
 #
 # 1. Load: for N in W9_CONNECTIONS (default 1000 and 10000), W9_PAIRS rounds
@@ -245,8 +247,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
     done
     wheel_beast=$(round_ratios "$n" wheel beast | median)
     record wheel "$n" cpu_saving_vs_beast_percent "$(awk -v r="$wheel_beast" 'BEGIN { print (1 - r) * 100 }')"
-    budget "W9 server CPU per request wheel : beast at N=$n (SPEC 5)" "$wheel_beast" 1
-    budget "W9 server CPU per request wheel : untimed at N=$n (SPEC 9, within 3 %)" \
+    budget "W9 server CPU per request wheel : beast at N=$n" "$wheel_beast" 1
+    budget "W9 server CPU per request wheel : untimed at N=$n (within 3 %)" \
       "$(round_ratios "$n" wheel untimed | median)" 1.03
   done
   echo
@@ -265,9 +267,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
     printf '| %s | %.0f | %.0f | %.0f |\n' "$impl" "$b" "$(awk -v a="$b" -v c="$untimed_bytes" 'BEGIN { print a - c }')" \
       "$(awk -v a="$b" -v c="$socket_bytes" 'BEGIN { print a - c }')"
   done
-  budget "W9 bytes per idle connection wheel - untimed (SPEC 9, within 150)" \
+  budget "W9 bytes per idle connection wheel - untimed (within 150)" \
     "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$untimed_bytes" 'BEGIN { print a - c }')" 150
-  budget "W9 bytes per idle connection wheel - socket (SPEC 9, within 150)" \
+  budget "W9 bytes per idle connection wheel - socket (within 150)" \
     "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$socket_bytes" 'BEGIN { print a - c }')" 150
   echo
   echo "| verdict | budget | measured | limit |"

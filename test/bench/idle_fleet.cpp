@@ -1,10 +1,10 @@
 //
 // test/bench/idle_fleet.cpp
 //
-// SPEC 5, workload W4 (idle fleet): 100k waits at 30 s and no traffic,
-// watched for 2 s. An idle server must not wake up: the budget is 0 event-
-// loop wakeups and CPU ~ 0 for the wheel (steady_timer, whose kernel timer
-// is simply set to the earliest expiry, is the reference).
+// Benchmark W4 (idle fleet, doc/benchmarks.md): 100k waits at 30 s and no
+// traffic, watched for 2 s. An idle server must not wake up: the budget is 0
+// event-loop wakeups and CPU ~ 0 for the wheel (steady_timer, whose kernel
+// timer is simply set to the earliest expiry, is the reference).
 //
 // How wakeups are counted: the program calls io.run() once, which blocks in
 // epoll_wait; one extra steady_timer, due at the end of the watch, stops the

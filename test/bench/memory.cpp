@@ -1,12 +1,12 @@
 //
 // test/bench/memory.cpp
 //
-// SPEC 5, workload W5 (memory): bytes per timer with one pending wait, i.e.
-// the timer object + its wait operation + its share of the service (the
-// wheel's slot array, steady_timer's heap vector), for steady_timer and
-// wheel_timer at N = 1k, 100k and 1M (SPEC 5's budget: 100k and 1M); and
-// the wheel service's own fixed memory with default options (the service
-// created on a fresh io_context, before any timer).
+// Benchmark W5 (memory, doc/benchmarks.md): bytes per timer with one pending
+// wait, i.e. the timer object + its wait operation + its share of the
+// service (the wheel's slot array, steady_timer's heap vector), for
+// steady_timer and wheel_timer at N = 1k, 100k and 1M (the budget: 100k and
+// 1M); and the wheel service's own fixed memory with default options (the
+// service created on a fresh io_context, before any timer).
 //
 // bytes per timer = sizeof(Timer) + live heap growth / N, where the timers
 // live in a std::vector reserved before the baseline. The heap is counted two
@@ -208,7 +208,7 @@ int main(int argc, char** argv)
       report.check(r.malloc_per_timer > 0, std::string(impl)
           + " W5: the heap grew with the pending waits (the count works)");
     }
-    // SPEC 5 sets the ratio at 100k and 1M (1k shows the fixed share).
+    // The budget sets the ratio at 100k and 1M (1k shows the fixed share).
     if (opts.smoke || n >= 100000)
       report.budget("W5", "W5 wheel:steady bytes per timer at N=" + bench::size_label(n),
           ratio, 2.0 / 3, "");

@@ -1,14 +1,15 @@
 //
 // test/bench/op_timeouts.cpp
 //
-// SPEC 5, workload W8 (operation timeouts): N pending async_read_some on
-// connected loopback TCP sockets (127.0.0.1, ephemeral ports), each with a
-// 30 s timeout, one thread, io_context(1). Pseudo-random reads are re-issued:
-// the peer writes one byte to the socket, the read completes with it, and
-// its handler starts a new read with a fresh 30 s timeout. The timeout is
-// taken four ways, in the same process run, interleaved (each repetition
-// runs every way once, the order rotated from one repetition to the next, on
-// the same sockets and the same index sequence):
+// Benchmark W8 (operation timeouts, doc/benchmarks.md): N pending
+// async_read_some on connected loopback TCP sockets (127.0.0.1, ephemeral
+// ports), each with a 30 s timeout, one thread, io_context(1). Pseudo-random
+// reads are re-issued: the peer writes one byte to the socket, the read
+// completes with it, and its handler starts a new read with a fresh 30 s
+// timeout. The timeout is taken four ways, in the same process run,
+// interleaved (each repetition runs every way once, the order rotated from
+// one repetition to the next, on the same sockets and the same index
+// sequence):
 //
 //   none          async_read_some with no timeout: the floor, what the I/O
 //                 itself costs (the reference for the timeouts' own cost).
@@ -1371,8 +1372,8 @@ int main(int argc, char** argv)
           r.median_of(way::wheel, &phase_result::drive_wakeups_per_s),
           r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
 
-  // --- the budgets (SPEC 5's W8), the timeout's own cost against each
-  // reference: CPU <= 1:3, bytes per pending operation <= 1:2. The whole
+  // --- W8's budgets, the timeout's own cost against each reference:
+  // CPU <= 1:3, bytes per pending operation <= 1:2. The whole
   // re-issue is in the table; it is no budget, since its socket I/O (the
   // "none" way) is the same for every way and no timeout can remove it.
   const std::string tag = " (" + asio + ")";

@@ -2,9 +2,9 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (SPEC 5, W1-W10) at full size, merges
-# their JSON reports into OUT_DIR/results.json together with a description of
-# the machine, writes and prints OUT_DIR/summary.md (the tables of
+# Runs every benchmark of test/bench (W1-W10) at full size, merges their
+# JSON reports into OUT_DIR/results.json together with a description of the
+# machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
 # against libevent, which lives in a separate executable), and renders the
 # plots into doc/benchmarks/ with plot.sh.
@@ -86,8 +86,8 @@ for entry in $programs; do
   "$bench_dir/$p" $extra --json "$out_dir/$name.json" | tee "$out_dir/$name.txt"
   echo
 done
-# W9 (SPEC 5 and 9): the HTTP keep-alive example under wrk, a script of its
-# own that builds its programs and writes http_wrk.json and http_wrk_summary.md.
+# W9: the HTTP keep-alive example under wrk, a script of its own that builds
+# its programs and writes http_wrk.json and http_wrk_summary.md.
 if grep -q '^ASIO_WHEEL_BUILD_EXAMPLES:BOOL=OFF' "$cache"; then
   echo "== http_wrk (W9): $build_dir has the examples turned off, skipped"
   rm -f "$out_dir/http_wrk.json" "$out_dir/http_wrk_summary.md"
@@ -349,7 +349,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   grep '"kind":"budget"' "$out_dir/results.json" | grep '"smoke":false' \
     | sed 's/.*"budget":"\([^"]*\)","measured":\([^,]*\),"limit":\([^,]*\),"verdict":"\([^"]*\)".*/\4|\1|\2|\3/' \
     | awk -F'|' '{ printf "| %s | %s | %.3g | %.3g |\n", $1, $2, $3, $4 }'
-  # SPEC 5: W2 must beat libevent's common-timeout re-add (another program).
+  # W2's budget: beat libevent's common-timeout re-add (another program).
   for n in 100000 1000000; do
     w2=$(value W2 wheel_timer $n ns_per_rearm)
     le=$(value W1 libevent $n ns_per_rearm)
@@ -361,7 +361,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
       echo "| n/a | W2 wheel reschedule : libevent re-add at N=$(label $n) (libevent not run) | - | < 1 |"
     fi
   done
-  # SPEC 5's goal beyond the W2 budget: faster than libev at every N.
+  # W2's goal beyond its budget: faster than libev at every N.
   for n in 1000 100000 1000000; do
     w2=$(value W2 wheel_timer $n ns_per_rearm)
     ev=$(value W1 libev $n ns_per_rearm)

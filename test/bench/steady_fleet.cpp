@@ -1,9 +1,9 @@
 //
 // test/bench/steady_fleet.cpp
 //
-// SPEC 5, workload W10 (steady fleet): a server's idle timeouts in steady
-// state. N connections (10k, 100k, 1M), each with an idle timeout of T
-// (30 s, 5 min, 1 h); the connections arrived at different times, so their
+// Benchmark W10 (steady fleet, doc/benchmarks.md): a server's idle timeouts
+// in steady state. N connections (10k, 100k, 1M), each with an idle timeout
+// of T (30 s, 5 min, 1 h); the connections arrived at different times, so their
 // timeouts are spread evenly over the next T: wait i of N first expires at
 // now + (i+1)*T/N, and the timers sit in random order in memory (wait i is
 // armed on timer perm[i], perm a seeded random permutation), not sorted by
@@ -187,8 +187,8 @@ constexpr bool reactor_is_epoll = false;  // e.g. io_uring: switches instead
 // ---------------------------------------------------------------------------
 // The wheel's touches per arm.
 
-/// Levels of the wheel: level 0 and the levels above it. The budget on
-/// touches per arm is levels + 1 (SPEC 5, W10).
+/// Levels of the wheel: level 0 and the levels above it. W10's budget on
+/// touches per arm is levels + 1.
 constexpr int wheel_levels = 1 + asio_wheel::detail::timing_wheel::upper_levels;
 
 /// Every time the wheel handled an entry, from the service's counters: the
@@ -428,7 +428,7 @@ side_result run_side(const std::string& label, std::size_t n,
   return result;  // the timers go first, then the io_context with the waits
 }
 
-/// "30s", "5min", "1h", "300ms": how the SPEC names the timeouts.
+/// "30s", "5min", "1h", "300ms": how doc/benchmarks.md names the timeouts.
 std::string period_label(clock_type::duration period)
 {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(period).count();
@@ -555,7 +555,7 @@ int main(int argc, char** argv)
       "impl", "CPU ms/s", "wakeups/s", "drive/s", "expiries", "expected",
       "p99 ms", "max ms", "touches", "preempt", "arm ms");
 
-  // The tolerance of the third side: 1/64 of T (SPEC 11).
+  // The tolerance of the third side: 1/64 of T, the one W10's budgets name.
   const double tolerance_fraction = 1.0 / 64;
   // With it, the wheel completes the fleet's waits on multiples of a step,
   // the largest power of two ticks within the tolerance (coalesced_tick):

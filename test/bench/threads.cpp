@@ -1,10 +1,10 @@
 //
 // test/bench/threads.cpp
 //
-// SPEC 5, workload W7 (threads): W1 and W2 with the io_context run by 2
-// threads. One io_context with the default concurrency hint holds N timers
-// (N = 100k), each with one pending wait at 30 s. Two threads each take
-// their own half of the timers and re-arm pseudo-random ones of it:
+// Benchmark W7 (threads, doc/benchmarks.md): W1 and W2 with the io_context
+// run by 2 threads. One io_context with the default concurrency hint holds N
+// timers (N = 100k), each with one pending wait at 30 s. Two threads each
+// take their own half of the timers and re-arm pseudo-random ones of it:
 //
 //   W1  steady_timer and wheel_timer: expires_after(30s) + async_wait; the
 //       old wait is aborted and its handler runs. Each thread calls
@@ -360,7 +360,7 @@ int main(int argc, char** argv)
       w1_cpu / s_cpu, w1_wall / s_wall);
   std::printf("%-22s %12.1f %12.1f %14.3f %14.3f\n", "wheel_timer W2", w2_cpu, w2_wall,
       w2_cpu / s_cpu, w2_wall / s_wall);
-  std::printf("\nSPEC 5 W7 budget: wheel <= 1:3 (0.333) of steady_timer's W1 CPU\n");
+  std::printf("\nW7 budget: wheel <= 1:3 (0.333) of steady_timer's W1 CPU\n");
 
   if (lock_stats)
   {

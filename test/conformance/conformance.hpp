@@ -4,11 +4,12 @@
 // members) used by members.cpp, tokens.cpp, semantics.cpp and no_deprecated.cpp.
 //
 // The suite pins down what the steady_timer of the Asio being compiled against
-// does (SPEC sections 2-4; asio::steady_timer, or asio::steady_timer with
-// ASIO_WHEEL_STANDALONE, see ../test_asio.hpp) and runs the same test bodies
-// against asio_wheel::wheel_timer (default options, and once more with options
-// that stress the wheel's edge cases): a test that passes on steady_timer is
-// right for that Asio, and passing it on wheel_timer proves the drop-in claim.
+// does (its members, its semantics, the completion tokens; asio::steady_timer,
+// or asio::steady_timer with ASIO_WHEEL_STANDALONE, see ../test_asio.hpp) and
+// runs the same test bodies against asio_wheel::wheel_timer (default options,
+// and once more with options that stress the wheel's edge cases): a test that
+// passes on steady_timer is right for that Asio, and passing it on wheel_timer
+// proves the drop-in claim.
 #ifndef ASIO_WHEEL_TEST_CONFORMANCE_HPP
 #define ASIO_WHEEL_TEST_CONFORMANCE_HPP
 
@@ -185,8 +186,8 @@ struct counting_allocator {
 
 // ---------------------------------------------------------------- deprecated members
 
-// Which of basic_waitable_timer's deprecated members Timer has (SPEC 2: they exist
-// on wheel_timer exactly where the steady_timer of the Asio being compiled has
+// Which of basic_waitable_timer's deprecated members Timer has (they exist on
+// wheel_timer exactly where the steady_timer of the Asio being compiled has
 // them: before Asio 1.34 / Boost 1.87, and unless (BOOST_)ASIO_NO_DEPRECATED).
 template <class Timer>
 struct deprecated_members {

@@ -1,5 +1,5 @@
-// Conformance of the members of basic_waitable_timer (SPEC section 2): member
-// types, constructors, moves, destructor, expires_at / expires_after, cancel /
+// Conformance of the members of basic_waitable_timer: member types,
+// constructors, moves, destructor, expires_at / expires_after, cancel /
 // cancel_one, blocking wait and the basic async_wait guarantees (exactly once,
 // never inside async_wait, never early, FIFO, condition-variable idiom), and
 // the deprecated members (expires_from_now, the expires_at() getter, the

@@ -1,10 +1,10 @@
 // Conformance of the behaviour around async_wait that Asio defines through the
-// handler's associated characteristics (SPEC 3.4: executor, allocator,
-// per-operation cancellation slot), through shutdown and handler misbehaviour
-// (SPEC 3.8: pending handlers are destroyed, never invoked; a timer may be
-// re-armed, moved or destroyed inside its own handler; an exception leaves
-// run() and loses no wait) and through threads (SPEC 3.5: run() on several
-// threads, timers whose executor is a strand).
+// handler's associated characteristics (executor, allocator, per-operation
+// cancellation slot), through shutdown and handler misbehaviour (pending
+// handlers are destroyed, never invoked; a timer may be re-armed, moved or
+// destroyed inside its own handler; an exception leaves run() and loses no
+// wait) and through threads (run() on several threads, timers whose executor
+// is a strand).
 #include "conformance.hpp"
 
 #include <functional>

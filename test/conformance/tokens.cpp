@@ -1,8 +1,8 @@
-// Conformance of async_wait with every completion token listed in SPEC
-// section 4: callbacks (move-only too), use_future, use_awaitable with
-// co_spawn, deferred (as token and awaited), as_tuple, redirect_error,
-// consign, append, prepend, experimental::make_parallel_group, the
-// awaitable operator ||, as_default_on, detached and yield_context.
+// Conformance of async_wait with each of these completion tokens: callbacks
+// (move-only too), use_future, use_awaitable with co_spawn, deferred (as
+// token and awaited), as_tuple, redirect_error, consign, append, prepend,
+// experimental::make_parallel_group, the awaitable operator ||,
+// as_default_on, detached and yield_context.
 // bind_executor, bind_allocator and bind_cancellation_slot are covered with
 // the associated characteristics in semantics.cpp.
 //
@@ -59,7 +59,7 @@ void run_coroutine(asio::io_context& io, Body body) {
 
 BOOST_AUTO_TEST_SUITE(tokens)
 
-// Always passes; says in the CTest log which tokens of SPEC 4 this leg cannot test.
+// Always passes; says in the CTest log which of the tokens above this leg cannot test.
 BOOST_AUTO_TEST_CASE(what_this_leg_leaves_out) {
   const std::string left_out = tokens_left_out();
   const std::string renamed = tokens_renamed();

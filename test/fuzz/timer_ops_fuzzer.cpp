@@ -1,5 +1,5 @@
-// timer_ops_fuzzer.cpp: the libFuzzer target of issue 5 (part 2). The input bytes are a
-// program in the operation language of test/model/timer_ops.hpp (byte 0 the wheel
+// timer_ops_fuzzer.cpp: the libFuzzer target (doc/reliability.md, section 2). The input bytes
+// are a program in the operation language of test/model/timer_ops.hpp (byte 0 the wheel
 // configuration, then 4 bytes per operation); the program runs against real
 // basic_wheel_timer objects on a manual clock (manual_clock, or manual_wall_clock, which
 // steps back and forth, when bit 4 of byte 0 is set; bits 5-7 pick the context's tolerance)

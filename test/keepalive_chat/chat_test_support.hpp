@@ -21,8 +21,8 @@ namespace chat_test {
 using clock_type = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-// The wheel tick the tests give the server (--tick 10ms), and the lateness SPEC 6 allows for
-// an idle close: one tick plus 100 ms.
+// The wheel tick the tests give the server (--tick 10ms), and the lateness allowed for an idle
+// close: one tick plus 100 ms.
 inline constexpr milliseconds tick{10};
 inline constexpr milliseconds allowed_lateness = tick + milliseconds{100};
 

@@ -1,12 +1,12 @@
-// Hostile clients against the keepalive chat server (issue 5, part 4): each
-// case starts its own keepalive_chat_server on an ephemeral 127.0.0.1 port,
-// attacks it through real sockets (binary input, overlong lines, a slowloris,
-// half-closed sockets, resets in the middle of writes, a connection flood,
-// a thousand clients that never read) and asserts what the attacking and the
-// well-behaved clients see. After every case the server must still be
-// running, serve a newcomer and exit 0 on SIGTERM. Every read has a deadline;
-// where time must pass (the slowloris), the test waits on a socket for the
-// server's next line.
+// Hostile clients against the keepalive chat server (doc/reliability.md,
+// section 5): each case starts its own keepalive_chat_server on an ephemeral
+// 127.0.0.1 port, attacks it through real sockets (binary input, overlong
+// lines, a slowloris, half-closed sockets, resets in the middle of writes, a
+// connection flood, a thousand clients that never read) and asserts what the
+// attacking and the well-behaved clients see. After every case the server
+// must still be running, serve a newcomer and exit 0 on SIGTERM. Every read
+// has a deadline; where time must pass (the slowloris), the test waits on a
+// socket for the server's next line.
 #define BOOST_TEST_MODULE keepalive_chat_hostile
 #include <boost/test/unit_test.hpp>
 

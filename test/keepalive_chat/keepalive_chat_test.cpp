@@ -1,9 +1,9 @@
 // Integration tests of example/keepalive_chat: each test starts its own
 // keepalive_chat_server process on an ephemeral 127.0.0.1 port and checks one
-// behaviour from SPEC 6 through real sockets. Every read has a deadline and
-// every loop a fixed bound. Where a test must let time pass (idle timeouts),
-// it waits on the socket for the server's next line with a deadline, which is
-// the thing being tested, never a bare sleep.
+// behaviour of the server (doc/example.md) through real sockets. Every read
+// has a deadline and every loop a fixed bound. Where a test must let time
+// pass (idle timeouts), it waits on the socket for the server's next line
+// with a deadline, which is the thing being tested, never a bare sleep.
 #define BOOST_TEST_MODULE keepalive_chat
 #include <boost/test/unit_test.hpp>
 

@@ -499,9 +499,10 @@ BOOST_AUTO_TEST_CASE(reschedule_to_time_point_min_completes_pending_waits)
   BOOST_TEST(s.waits_succeeded == 1u);
 }
 
-// The several-thread completion path (issue 13) under the model: three waits decided at once
-// with the default concurrency hint go out in two slices, the first taking half of them
-// (rounded up) and posting the second before it runs; io_context(1) runs them in one slice.
+// The several-thread completion path (doc/design.md, "Completion and fairness") under the
+// model: three waits decided at once with the default concurrency hint go out in two slices,
+// the first taking half of them (rounded up) and posting the second before it runs;
+// io_context(1) runs them in one slice.
 // wheel_stats::slices and sliced_completions count them (checked against the model for every
 // seed by check_stats).
 BOOST_AUTO_TEST_CASE(several_thread_path_hands_off_half_of_a_batch)

@@ -1,8 +1,8 @@
-// mt_slices_test.cpp: the multi-thread completion path (issue 13). With several threads in
-// io_context::run() (default concurrency hint), decided waits are delivered in slices that any
-// thread can take; a slice takes at most half of what waits (and at most
-// max_completions_per_slice) and posts the next slice before it runs its own batch. Each case
-// runs with 2, 3 and 4 run() threads:
+// mt_slices_test.cpp: the multi-thread completion path (doc/design.md, "Completion and
+// fairness"). With several threads in io_context::run() (default concurrency hint), decided
+// waits are delivered in slices that any thread can take; a slice takes at most half of what
+// waits (and at most max_completions_per_slice) and posts the next slice before it runs its
+// own batch. Each case runs with 2, 3 and 4 run() threads:
 // - many waits expiring in one tick: each handler runs once, never early, all of them through
 //   slices (wheel_stats::slices / sliced_completions), fewer slices than handlers;
 // - a handler that blocks until almost every other handler has run: the others must not be
