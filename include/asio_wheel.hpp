@@ -1,8 +1,10 @@
 //
 // asio_wheel.hpp
 //
-// Everything of asio-wheel: wheel_options, wheel_stats, wheel_timer_service,
-// basic_wheel_timer and wheel_timer.
+// Everything of asio-wheel but the Beast stream: wheel_options,
+// wheel_stats, wheel_timer_service, basic_wheel_timer and wheel_timer, and
+// cancel_after / cancel_at. The Beast stream (asio_wheel/beast.hpp) needs
+// Boost.Beast and is included on its own.
 //
 
 #ifndef ASIO_WHEEL_HPP
@@ -11,5 +13,6 @@
 #include <asio_wheel/wheel_options.hpp>
 #include <asio_wheel/wheel_timer_service.hpp>
 #include <asio_wheel/wheel_timer.hpp>
+#include <asio_wheel/cancel_after.hpp>
 
 #endif // ASIO_WHEEL_HPP

@@ -1,8 +1,9 @@
 //
 // asio_wheel/wheel_options.hpp
 //
-// The per-service configuration (wheel_options) and the counters a service
-// reports (wheel_stats). Both are plain values; see wheel_timer_service.
+// The per-service configuration (wheel_options), with the check of its
+// values, and the counters a service reports (wheel_stats). Both are plain
+// values; see wheel_timer_service.
 //
 
 #ifndef ASIO_WHEEL_WHEEL_OPTIONS_HPP
@@ -13,6 +14,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 
@@ -33,10 +36,11 @@ struct wheel_options
   /// the event loop's own latency). Must be > 0.
   std::chrono::nanoseconds tick = std::chrono::milliseconds(1);
 
-  /// Number of slots, a power of two. One revolution covers slots * tick:
-  /// 4096 slots of 1 ms is 4.096 s. Longer expiries wait in their slot with a
-  /// round count, at a cost of one visit per revolution only when something
-  /// else in the same slot is due. 4096 slots cost 96 KiB per service.
+  /// Number of slots of the finest level, a power of two. It covers
+  /// slots * tick: 4096 slots of 1 ms is 4.096 s. Longer expiries wait in
+  /// the three coarser levels above it, of 64 slots each as wide as the
+  /// whole level below (4.4 min, 4.7 h, 12.4 days with the defaults; see
+  /// doc/design.md, "Levels"). 4096 slots cost 96 KiB per service.
   std::size_t slots = 4096;
 
   /// Fairness budget: when many waits expire at once, at most this many
@@ -58,6 +62,34 @@ struct wheel_options
   /// stream. Must be in [0, 1].
   double tolerance = 0.0;
 };
+
+namespace detail {
+
+/// @p o, if every field is valid (the service's constructor).
+/// @throws std::invalid_argument naming the first invalid field.
+inline const wheel_options& validated(const wheel_options& o)
+{
+  // (Written so that NaN fails too.)
+  if (!(o.tolerance >= 0.0 && o.tolerance <= 1.0))
+    throw std::invalid_argument(
+        "asio_wheel::wheel_options::tolerance must be a fraction of each "
+        "wait's length in [0, 1] (got " + std::to_string(o.tolerance) + ")");
+  if (o.tick <= std::chrono::nanoseconds::zero())
+    throw std::invalid_argument(
+        "asio_wheel::wheel_options::tick must be greater than zero (got "
+        + std::to_string(o.tick.count()) + " ns)");
+  if (o.slots == 0 || (o.slots & (o.slots - 1)) != 0)
+    throw std::invalid_argument(
+        "asio_wheel::wheel_options::slots must be a non-zero power of two "
+        "(got " + std::to_string(o.slots) + ")");
+  if (o.max_completions_per_slice == 0)
+    throw std::invalid_argument(
+        "asio_wheel::wheel_options::max_completions_per_slice must be "
+        "greater than zero");
+  return o;
+}
+
+} // namespace detail
 
 /// Counters of one wheel_timer_service, read with wheel_timer_service::stats().
 struct wheel_stats

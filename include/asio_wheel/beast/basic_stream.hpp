@@ -251,7 +251,10 @@ private:
 
   using clock_type = std::chrono::steady_clock;
   using time_point = clock_type::time_point;
-  using tick_type = std::uint64_t;
+  // Counts an op_state's completed timed operations: an upcall armed in an
+  // earlier generation is stale. (Beast calls it a tick; the wheel's ticks
+  // are time.)
+  using generation_type = std::uint64_t;
   using service_type = wheel_timer_service<clock_type>;
   using entry_type = typename service_type::implementation_type;
   using error_code = ::boost::beast::error_code;
@@ -290,7 +293,7 @@ private:
     // outlives the operation (or run() would not return while the stream
     // exists).
     asio::any_io_executor fire_ex;
-    tick_type tick = 0;
+    generation_type generation = 0;
     std::atomic<bool> busy{false};  // armed, or its upcall on its way
     const bool heap;
 
@@ -323,7 +326,7 @@ private:
       timeout_op* o = static_cast<timeout_op*>(base);
       boost::shared_ptr<impl_type> sp(std::move(o->keep));
       op_state* const st = o->state;
-      const tick_type tick = o->tick;
+      const generation_type generation = o->generation;
       // Moved out (leaving it empty), also at shutdown.
       asio::any_io_executor ex(std::move(o->fire_ex));
       o->release();
@@ -332,11 +335,11 @@ private:
       // Close the socket where Beast's timeout handler would: on the
       // operation's executor, serialized with the operation's own steps.
       if (ex)
-        asio::post(ex, fire_handler{std::move(sp), st, tick});
+        asio::post(ex, fire_handler{std::move(sp), st, generation});
       else
       {
         const Executor stream_ex = sp->stream_ex;
-        asio::post(stream_ex, fire_handler{std::move(sp), st, tick});
+        asio::post(stream_ex, fire_handler{std::move(sp), st, generation});
       }
     }
   };
@@ -346,12 +349,12 @@ private:
   {
     boost::shared_ptr<impl_type> sp;
     op_state* st;
-    tick_type tick;
+    generation_type generation;
 
     void operator()()
     {
       // Stale: the operation it was armed for has completed.
-      if (tick < st->tick)
+      if (generation < st->generation)
         return;
       st->timeout = true;
       sp->close();
@@ -365,7 +368,7 @@ private:
     timeout_op* armed = nullptr;  // the armed timeout, if any
     time_point expiry = never();
     ::asio_wheel::detail::timer_slack slack;  // how late it may fire
-    tick_type tick = 0;       // counts completed timed operations
+    generation_type generation = 0;  // of the operation pending or next
     bool pending = false;     // an operation of this kind is pending
     bool timeout = false;     // the timeout closed the socket
 
@@ -414,7 +417,7 @@ private:
     bool disarm(impl_type& impl)
     {
       timeout_op* o = std::exchange(armed, nullptr);
-      ++tick;
+      ++generation;
       if (!impl.service.withdraw_timeout(o->entry, o))
         return true;
       if (o->fire_ex)
@@ -432,7 +435,7 @@ private:
       if (o->busy.load(std::memory_order_acquire))
         o = new timeout_op(this, true);
       o->busy.store(true, std::memory_order_relaxed);
-      o->tick = tick;
+      o->generation = generation;
       o->impl = &impl;
       return o;
     }

@@ -58,8 +58,9 @@ public:
   /// Runs the next slice (the service's on_slice); lock not held.
   using slice_function = void (*)(void* owner);
 
-  /// Waits decided under the lock, to be sent once it is released.
-  struct decided_waits
+  /// What the waits decided under the lock ask for once it is released
+  /// (send): the slice operation, if none is on its way.
+  struct slice_request
   {
     bool post_slice = false;  // the slice operation must be posted
   };
@@ -84,19 +85,19 @@ public:
 
   /// The result of @p op is decided (success or operation_aborted already
   /// set): its handler runs after the lock is released.
-  void complete(decided_waits& done, wait_op_base* op)
+  void complete(slice_request& request, wait_op_base* op)
   {
     mark_deferred_aborts();  // keeps the order of the decisions
     decided_.push(op);
     ++decided_count_;
     ++queued_;
-    request_slice(done);
+    request_slice(request);
   }
 
   /// Aborts the lone wait @p op without writing to it.
   /// Until marked, op->timer is stale; whoever reads it (per-operation
   /// cancellation) calls mark_deferred_aborts() first.
-  void defer_abort(decided_waits& done, wait_op_base* op)
+  void defer_abort(slice_request& request, wait_op_base* op)
   {
     if (deferred_count_ == max_deferred_aborts)
       mark_deferred_aborts();
@@ -107,7 +108,7 @@ public:
     prefetch_for_write(op, 64);
     deferred_aborts_[deferred_count_++] = op;
     ++queued_;
-    request_slice(done);
+    request_slice(request);
   }
 
   /// Marks the deferred aborts as aborted and queues them, in the order they
@@ -224,9 +225,9 @@ public:
   }
 
   /// Sends what was decided under the lock. Lock not held.
-  void send(decided_waits& done)
+  void send(slice_request& request)
   {
-    if (done.post_slice)
+    if (request.post_slice)
       post_slice();
   }
 
@@ -292,10 +293,10 @@ private:
     void* owner;
   };
 
-  void request_slice(decided_waits& done) noexcept
+  void request_slice(slice_request& request) noexcept
   {
     if (claim_slice())
-      done.post_slice = true;
+      request.post_slice = true;
   }
 
   // True if the slice operation was not queued and now must be.

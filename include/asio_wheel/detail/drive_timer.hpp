@@ -105,7 +105,7 @@ public:
     }
     // Both armed too late: cancel the later, and re-arm when its aborted
     // wait completes. The earlier one may still be the next but one.
-    cancel(timers_[0].tick < timers_[1].tick ? timers_[1] : timers_[0]);
+    cancel(later_timer());
   }
 
   /// After arm_no_later_than(@p next): true if arm_ahead() may have work,
@@ -138,8 +138,7 @@ public:
     }
     if (timers_[0].busy || timers_[1].busy)
       return;
-    timer& later =
-      timers_[0].tick < timers_[1].tick ? timers_[1] : timers_[0];
+    timer& later = later_timer();
     if (later.tick > after_next)
       cancel(later);
   }
@@ -208,6 +207,12 @@ private:
   {
     return is_idle(timers_[0]) ? &timers_[0]
       : is_idle(timers_[1]) ? &timers_[1] : nullptr;
+  }
+
+  // Of two armed timers, the one armed for the later tick.
+  timer& later_timer() noexcept
+  {
+    return timers_[0].tick < timers_[1].tick ? timers_[1] : timers_[0];
   }
 
   void arm(timer& t, tick_type due)

@@ -31,7 +31,7 @@
 
 #include <asio_wheel/detail/asio_forward.hpp>
 #include <asio_wheel/detail/asio_operation.hpp>
-#include <asio_wheel/detail/op_pool.hpp>
+#include <asio_wheel/detail/op_memory.hpp>
 #include <asio_wheel/detail/tick_grid.hpp>
 #include <asio_wheel/detail/wait_op.hpp>
 
@@ -197,20 +197,13 @@ protected:
   // The memory of an Op, from the allocator associated with the handler.
   static void* allocate(Handler& handler)
   {
-    if constexpr (uses_pool)
-      return op_pool::allocate(sizeof(Op));
-    else
-      return allocator_of(handler).allocate(1);
+    return op_memory<Op, Handler>(handler).allocate();
   }
 
   // Frees @p p, whose Op was not constructed.
-  static void deallocate([[maybe_unused]] const Handler& handler,
-      void* p) noexcept
+  static void deallocate(const Handler& handler, void* p) noexcept
   {
-    if constexpr (uses_pool)
-      op_pool::deallocate(p, sizeof(Op));
-    else
-      allocator_of(handler).deallocate(static_cast<Op*>(p), 1);
+    op_memory<Op, Handler>(handler).deallocate(p);
   }
 
   timed_cancel_base(Handler& handler, asio::cancellation_type_t type)
@@ -251,16 +244,6 @@ protected:
   unsigned char& kept() noexcept { return kept_; }
 
 private:
-  static constexpr bool uses_pool = std::is_same<
-      asio::associated_allocator_t<Handler>, std::allocator<void>>::value;
-
-  static auto allocator_of(const Handler& handler)
-  {
-    return typename std::allocator_traits<
-        asio::associated_allocator_t<Handler>>::template rebind_alloc<Op>(
-          asio::get_associated_allocator(handler));
-  }
-
   Op& op() noexcept { return static_cast<Op&>(*this); }
 
   // Common to both ends of the operation: no more cancellation reaches it.
@@ -301,20 +284,12 @@ private:
 
   // Destroys the state and frees its memory, with the allocator associated
   // with @p handler (handler_, or the handler moved out of it).
-  void destroy([[maybe_unused]] const Handler& handler) noexcept
+  void destroy(const Handler& handler) noexcept
   {
     Op* o = &op();
-    if constexpr (uses_pool)
-    {
-      o->~Op();
-      op_pool::deallocate(o, sizeof(Op));
-    }
-    else
-    {
-      auto alloc = allocator_of(handler);  // before handler_ is destroyed
-      o->~Op();
-      alloc.deallocate(o, 1);
-    }
+    op_memory<Op, Handler> memory(handler);  // before handler_ is destroyed
+    o->~Op();
+    memory.deallocate(o);
   }
 
   Handler handler_;

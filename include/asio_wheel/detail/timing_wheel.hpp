@@ -172,10 +172,9 @@ public:
   /// block begins at or before @p to moves its entries down, to their real
   /// due tick; one due at the block's first tick expires there. Stops after
   /// visiting about @p max_visits entries, leaving advancing() true; a later
-  /// call (with the same or a later @p to) resumes. Returns the number
-  /// expired.
+  /// call (with the same or a later @p to) resumes.
   template <typename DueOf, typename Expire>
-  std::size_t advance(tick_type to, DueOf&& due_of, Expire&& expire,
+  void advance(tick_type to, DueOf&& due_of, Expire&& expire,
       std::size_t max_visits = (std::numeric_limits<std::size_t>::max)());
 
   /// Moves the wheel back to tick @p to, for a clock that stepped back
@@ -289,10 +288,9 @@ private:
 };
 
 template <typename DueOf, typename Expire>
-std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
+void timing_wheel::advance(tick_type to, DueOf&& due_of,
     Expire&& expire, std::size_t max_visits)
 {
-  std::size_t expired = 0;
   std::size_t visits = 0;
   to = (std::min)(to, max_tick - 1);  // max_tick and beyond are never reached
   if (advancing_)
@@ -303,7 +301,7 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
   else
   {
     if (to <= current_)
-      return 0;
+      return;
     next_target_ = to;
   }
 
@@ -312,7 +310,7 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
     if (!advancing_)
     {
       if (next_target_ <= current_)
-        return expired;
+        return;
       // A new pass over ticks current_ + 1 .. next_target_.
       advancing_ = true;
       target_ = next_target_;
@@ -324,7 +322,7 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
     while (!detached_.empty())
     {
       if (visits >= max_visits)
-        return expired;
+        return;
       ++visits;
       wheel_entry& e = detached_.front();
       detached_.pop_front();
@@ -345,7 +343,6 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
             // Due at the block's first tick (a tick a tolerance chose, see
             // coalesced_tick): it expires from here, without moving down.
             --size_;
-            ++expired;
             expire(e);
           }
           else
@@ -366,7 +363,6 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
       if (due <= target_)
       {
         --size_;
-        ++expired;
         expire(e);
       }
       else
@@ -385,7 +381,7 @@ std::size_t timing_wheel::advance(tick_type to, DueOf&& due_of,
       continue;  // another pass if a later `to` came meanwhile
     }
     if (visits >= max_visits)
-      return expired;
+      return;
     slot& sl = slot_of(level, t);
     detached_.swap(sl.entries);
     sl.min_filed = never_tick;

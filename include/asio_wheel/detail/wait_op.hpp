@@ -12,7 +12,7 @@
 #define ASIO_WHEEL_DETAIL_WAIT_OP_HPP
 
 #include <asio_wheel/detail/asio_operation.hpp>
-#include <asio_wheel/detail/op_pool.hpp>
+#include <asio_wheel/detail/op_memory.hpp>
 
 #include <memory>
 #include <type_traits>
@@ -20,14 +20,14 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-struct timer_state;
+struct timer_waits;
 
 /// The part of a wait operation the service sees.
 class wait_op_base : public operation_with_flags
 {
 public:
   /// The timer this wait is queued on; null once it expired or was aborted.
-  timer_state* timer = nullptr;
+  timer_waits* timer = nullptr;
 
   void set_aborted() noexcept { set_flags(aborted_bit); }
   void set_has_cancellation_handler() noexcept { set_flags(slot_bit); }
@@ -94,8 +94,6 @@ template <typename Handler, typename IoExecutor>
 class wait_op : public wait_op_base
 {
 public:
-  using allocator_type = asio::associated_allocator_t<Handler>;
-
   // Owns the operation's memory and object until released, like the
   // handler_ptr Asio's operations use.
   struct ptr
@@ -108,10 +106,7 @@ public:
 
     static void* allocate(Handler& handler)
     {
-      if constexpr (std::is_same<allocator_type, std::allocator<void>>::value)
-        return op_pool::allocate(sizeof(wait_op));
-      else
-        return rebound(handler).allocate(1);
+      return op_memory<wait_op, Handler>(handler).allocate();
     }
 
     void reset()
@@ -123,19 +118,9 @@ public:
       }
       if (v)
       {
-        if constexpr (std::is_same<allocator_type, std::allocator<void>>::value)
-          op_pool::deallocate(v, sizeof(wait_op));
-        else
-          rebound(*h).deallocate(static_cast<wait_op*>(v), 1);
+        op_memory<wait_op, Handler>(*h).deallocate(v);
         v = 0;
       }
-    }
-
-  private:
-    static auto rebound(Handler& handler)
-    {
-      return typename std::allocator_traits<allocator_type>::template
-        rebind_alloc<wait_op>(asio::get_associated_allocator(handler));
     }
   };
 
