@@ -6,6 +6,11 @@
 // file at its end. The ground rules (what the lock guards, the invariants,
 // the service's words) are at the top of that file.
 //
+// Each definition is declared inline, as a member function defined in its
+// class is: GCC's inliner gives such functions more room, and without it
+// the inlining decisions change (an arm + withdraw pair of cancel_after
+// took 26 more instructions, test/bench/callgrind_op_timeouts.sh).
+//
 
 #ifndef ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_HPP
 #define ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_HPP
@@ -15,7 +20,7 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::of(
+inline auto wheel_timer_service<Clock, WaitTraits>::of(
     asio::execution_context& context) -> wheel_timer_service&
 {
   last_lookup& last = last_lookup_;
@@ -34,7 +39,7 @@ auto wheel_timer_service<Clock, WaitTraits>::of(
 }
 
 template <typename Clock, typename WaitTraits>
-wheel_stats wheel_timer_service<Clock, WaitTraits>::stats() const
+inline wheel_stats wheel_timer_service<Clock, WaitTraits>::stats() const
 {
   lock_type lock(mutex_);
   wheel_stats s = stats_;
@@ -49,7 +54,8 @@ wheel_stats wheel_timer_service<Clock, WaitTraits>::stats() const
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::destroy(implementation_type& impl)
+inline void
+wheel_timer_service<Clock, WaitTraits>::destroy(implementation_type& impl)
 {
   slice_request request;
   {
@@ -60,7 +66,7 @@ void wheel_timer_service<Clock, WaitTraits>::destroy(implementation_type& impl)
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::move_construct(
+inline void wheel_timer_service<Clock, WaitTraits>::move_construct(
     implementation_type& impl, implementation_type& other)
 {
   lock_type lock(mutex_);
@@ -68,14 +74,14 @@ void wheel_timer_service<Clock, WaitTraits>::move_construct(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::converting_move_construct(
+inline void wheel_timer_service<Clock, WaitTraits>::converting_move_construct(
     implementation_type& impl, wheel_timer_service&, implementation_type& other)
 {
   move_construct(impl, other);
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::move_assign(
+inline void wheel_timer_service<Clock, WaitTraits>::move_assign(
     implementation_type& impl, wheel_timer_service& other_service,
     implementation_type& other)
 {
@@ -101,28 +107,28 @@ void wheel_timer_service<Clock, WaitTraits>::move_assign(
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::cancel(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::cancel(
     implementation_type& impl)
 {
   return cancel_and_set_expiry(impl, ~std::size_t(0));
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::cancel_one(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::cancel_one(
     implementation_type& impl)
 {
   return cancel_and_set_expiry(impl, 1);
 }
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::expiry(
+inline auto wheel_timer_service<Clock, WaitTraits>::expiry(
     const implementation_type& impl) const -> time_point
 {
   return impl.expiry;
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::expires_at(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::expires_at(
     implementation_type& impl, const time_point& t)
 {
   return cancel_and_set_expiry(impl, ~std::size_t(0), t,
@@ -130,28 +136,28 @@ std::size_t wheel_timer_service<Clock, WaitTraits>::expires_at(
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::expires_at(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::expires_at(
     implementation_type& impl, const time_point& t, const time_point& now)
 {
   return cancel_and_set_expiry(impl, ~std::size_t(0), t, now);
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::reschedule_at(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::reschedule_at(
     implementation_type& impl, const time_point& t)
 {
   return move_expiry(impl, t, now_if_tolerant(impl));
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::reschedule_at(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::reschedule_at(
     implementation_type& impl, const time_point& t, const time_point& now)
 {
   return move_expiry(impl, t, now);
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::tolerance(
+inline void wheel_timer_service<Clock, WaitTraits>::tolerance(
     implementation_type& impl, const duration& d)
 {
   if (d < duration::zero())
@@ -169,7 +175,7 @@ void wheel_timer_service<Clock, WaitTraits>::tolerance(
 }
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::tolerance(
+inline auto wheel_timer_service<Clock, WaitTraits>::tolerance(
     const implementation_type& impl) const -> duration
 {
   return tick_duration() * impl.slack.ticks();
@@ -177,7 +183,7 @@ auto wheel_timer_service<Clock, WaitTraits>::tolerance(
 
 template <typename Clock, typename WaitTraits>
 template <typename Length>
-detail::timer_slack wheel_timer_service<Clock, WaitTraits>::slack_for(
+inline detail::timer_slack wheel_timer_service<Clock, WaitTraits>::slack_for(
     detail::timer_slack slack, Length&& length) const
 {
   if (!slack.own() && context_tolerant_)
@@ -186,14 +192,14 @@ detail::timer_slack wheel_timer_service<Clock, WaitTraits>::slack_for(
 }
 
 template <typename Clock, typename WaitTraits>
-detail::tick_type wheel_timer_service<Clock, WaitTraits>::slack_of(
+inline detail::tick_type wheel_timer_service<Clock, WaitTraits>::slack_of(
     const duration& tolerance) const noexcept
 {
   return grid_.ticks_in(tolerance);
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::wait(
+inline void wheel_timer_service<Clock, WaitTraits>::wait(
     implementation_type& impl, error_code& ec)
 {
   ec = error_code();
@@ -211,7 +217,7 @@ void wheel_timer_service<Clock, WaitTraits>::wait(
 
 template <typename Clock, typename WaitTraits>
 template <typename Handler, typename IoExecutor>
-void wheel_timer_service<Clock, WaitTraits>::async_wait(
+inline void wheel_timer_service<Clock, WaitTraits>::async_wait(
     implementation_type& impl, Handler& handler, const IoExecutor& io_ex)
 {
   // A timer whose executor is a plain io_context executor behind
@@ -231,7 +237,7 @@ void wheel_timer_service<Clock, WaitTraits>::async_wait(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::arm_timeout(
+inline void wheel_timer_service<Clock, WaitTraits>::arm_timeout(
     implementation_type& entry, detail::wait_op_base* op,
     const time_point& expiry, detail::timer_slack slack)
 {
@@ -252,7 +258,7 @@ void wheel_timer_service<Clock, WaitTraits>::arm_timeout(
 }
 
 template <typename Clock, typename WaitTraits>
-bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
+inline bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
     implementation_type& entry, detail::wait_op_base* op)
 {
   {
@@ -274,7 +280,7 @@ bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
 
 template <typename Clock, typename WaitTraits>
 template <typename Handler, typename IoExecutor>
-void wheel_timer_service<Clock, WaitTraits>::start_wait(
+inline void wheel_timer_service<Clock, WaitTraits>::start_wait(
     implementation_type& impl, Handler& handler, const IoExecutor& io_ex)
 {
   auto slot = asio::get_associated_cancellation_slot(handler);
@@ -307,14 +313,15 @@ void wheel_timer_service<Clock, WaitTraits>::start_wait(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::abandon(detail::wait_op_base* op)
+inline void
+wheel_timer_service<Clock, WaitTraits>::abandon(detail::wait_op_base* op)
 {
   op->decided();
   scheduler_.post_immediate_completion(op, false);
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::enqueue_wait(
+inline void wheel_timer_service<Clock, WaitTraits>::enqueue_wait(
     implementation_type& impl, detail::wait_op_base* op, slice_request& request)
 {
   scheduler_.work_started();
@@ -354,7 +361,8 @@ void wheel_timer_service<Clock, WaitTraits>::enqueue_wait(
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
+inline std::size_t
+wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
     implementation_type& impl, std::size_t max_aborted)
 {
   slice_request request;
@@ -368,7 +376,8 @@ std::size_t wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
+inline std::size_t
+wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
     implementation_type& impl, std::size_t max_aborted, const time_point& t,
     const time_point& now)
 {
@@ -385,7 +394,7 @@ std::size_t wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
 }
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::now_if_tolerant(
+inline auto wheel_timer_service<Clock, WaitTraits>::now_if_tolerant(
     const implementation_type& impl) const -> time_point
 {
   return context_tolerant_ && !impl.slack.own()
@@ -393,7 +402,7 @@ auto wheel_timer_service<Clock, WaitTraits>::now_if_tolerant(
 }
 
 template <typename Clock, typename WaitTraits>
-bool wheel_timer_service<Clock, WaitTraits>::set_context_slack(
+inline bool wheel_timer_service<Clock, WaitTraits>::set_context_slack(
     implementation_type& impl, const time_point& t, const time_point& now)
 {
   if (!context_tolerant_ || impl.slack.own())
@@ -404,7 +413,7 @@ bool wheel_timer_service<Clock, WaitTraits>::set_context_slack(
 }
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::context_slack(
+inline auto wheel_timer_service<Clock, WaitTraits>::context_slack(
     const duration& length) const noexcept -> tick_type
 {
   if (!context_tolerant_ || length <= duration::zero())
@@ -418,21 +427,22 @@ auto wheel_timer_service<Clock, WaitTraits>::context_slack(
 }
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::tolerant(
+inline auto wheel_timer_service<Clock, WaitTraits>::tolerant(
     tick_type precise, const implementation_type& impl) -> tick_type
 {
   return detail::coalesced_tick(precise, impl.slack.ticks());
 }
 
 template <typename Clock, typename WaitTraits>
-auto wheel_timer_service<Clock, WaitTraits>::tick_duration() const noexcept
+inline auto
+wheel_timer_service<Clock, WaitTraits>::tick_duration() const noexcept
     -> duration
 {
   return grid_.time_of(1) - grid_.time_of(0);
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::move_expiry(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::move_expiry(
     implementation_type& impl, const time_point& t, const time_point& now)
 {
   slice_request request;
@@ -456,7 +466,7 @@ std::size_t wheel_timer_service<Clock, WaitTraits>::move_expiry(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::refile_pending(
+inline void wheel_timer_service<Clock, WaitTraits>::refile_pending(
     implementation_type& impl, slice_request& request)
 {
   if (impl.waits.empty())
@@ -476,7 +486,7 @@ void wheel_timer_service<Clock, WaitTraits>::refile_pending(
 }
 
 template <typename Clock, typename WaitTraits>
-std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
+inline std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
     implementation_type& impl, slice_request& request, std::size_t max_aborted)
 {
   std::size_t n = 0;
@@ -517,7 +527,7 @@ std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::drop(
+inline void wheel_timer_service<Clock, WaitTraits>::drop(
     implementation_type& impl, slice_request& request)
 {
   abort_waits(impl, request, ~std::size_t(0));
@@ -526,7 +536,7 @@ void wheel_timer_service<Clock, WaitTraits>::drop(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::refile_earlier(
+inline void wheel_timer_service<Clock, WaitTraits>::refile_earlier(
     implementation_type& impl, tick_type due)
 {
   wheel_.erase(impl);
@@ -535,7 +545,7 @@ void wheel_timer_service<Clock, WaitTraits>::refile_earlier(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::cancel_wait(
+inline void wheel_timer_service<Clock, WaitTraits>::cancel_wait(
     detail::wait_op_base* target)
 {
   slice_request request;
@@ -567,7 +577,8 @@ void wheel_timer_service<Clock, WaitTraits>::cancel_wait(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::retire(implementation_type& impl)
+inline void
+wheel_timer_service<Clock, WaitTraits>::retire(implementation_type& impl)
 {
   --stats_.timers_in_wheel;
   if (impl.filed_tick() <= drive_.armed_tick())
@@ -576,7 +587,7 @@ void wheel_timer_service<Clock, WaitTraits>::retire(implementation_type& impl)
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::take_over(
+inline void wheel_timer_service<Clock, WaitTraits>::take_over(
     implementation_type& impl, implementation_type& other)
 {
   impl.expiry = other.expiry;
@@ -593,7 +604,7 @@ void wheel_timer_service<Clock, WaitTraits>::take_over(
 
 template <typename Clock, typename WaitTraits>
 template <typename Sink>
-void wheel_timer_service<Clock, WaitTraits>::expire(
+inline void wheel_timer_service<Clock, WaitTraits>::expire(
     implementation_type& impl, const time_point& now, Sink&& sink)
 {
   --stats_.timers_in_wheel;
@@ -620,14 +631,14 @@ void wheel_timer_service<Clock, WaitTraits>::expire(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::disarm_if_idle()
+inline void wheel_timer_service<Clock, WaitTraits>::disarm_if_idle()
 {
   if (stats_.pending_waits == 0)
     drive_.disarm();
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::on_drive(
+inline void wheel_timer_service<Clock, WaitTraits>::on_drive(
     void* owner, const error_code& ec, unsigned which)
 {
   wheel_timer_service* self = static_cast<wheel_timer_service*>(owner);
@@ -651,7 +662,7 @@ void wheel_timer_service<Clock, WaitTraits>::on_drive(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::advance_wheel(
+inline void wheel_timer_service<Clock, WaitTraits>::advance_wheel(
     tick_type to, const time_point& now)
 {
   if constexpr (!Clock::is_steady)
@@ -695,7 +706,7 @@ void wheel_timer_service<Clock, WaitTraits>::advance_wheel(
 }
 
 template <typename Clock, typename WaitTraits>
-bool wheel_timer_service<Clock, WaitTraits>::rewound_for(
+inline bool wheel_timer_service<Clock, WaitTraits>::rewound_for(
     [[maybe_unused]] const time_point& expiry)
 {
   if constexpr (!Clock::is_steady)
@@ -715,14 +726,14 @@ bool wheel_timer_service<Clock, WaitTraits>::rewound_for(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::rewind(tick_type now_tick)
+inline void wheel_timer_service<Clock, WaitTraits>::rewind(tick_type now_tick)
 {
   wheel_.rewind(now_tick);
   ++stats_.clock_steps_back;
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::arm_for_next_due()
+inline void wheel_timer_service<Clock, WaitTraits>::arm_for_next_due()
 {
   if (stats_.pending_waits == 0)
   {
@@ -738,7 +749,7 @@ void wheel_timer_service<Clock, WaitTraits>::arm_for_next_due()
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::on_slice(void* owner)
+inline void wheel_timer_service<Clock, WaitTraits>::on_slice(void* owner)
 {
   wheel_timer_service* self = static_cast<wheel_timer_service*>(owner);
   {
@@ -749,7 +760,7 @@ void wheel_timer_service<Clock, WaitTraits>::on_slice(void* owner)
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::run_slice()
+inline void wheel_timer_service<Clock, WaitTraits>::run_slice()
 {
   detail::wait_op_queue batch;
   bool post_slice = false;
@@ -791,7 +802,7 @@ void wheel_timer_service<Clock, WaitTraits>::run_slice()
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::resume_slices(
+inline void wheel_timer_service<Clock, WaitTraits>::resume_slices(
     detail::wait_op_queue& rest)
 {
   bool post_slice = false;
@@ -806,7 +817,7 @@ void wheel_timer_service<Clock, WaitTraits>::resume_slices(
 }
 
 template <typename Clock, typename WaitTraits>
-void wheel_timer_service<Clock, WaitTraits>::shutdown()
+inline void wheel_timer_service<Clock, WaitTraits>::shutdown()
 {
   detail::wait_op_queue ops;
   {
