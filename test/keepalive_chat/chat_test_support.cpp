@@ -147,13 +147,26 @@ bool server_is_windows_program() {
   return windows && std::string_view(windows) == "1";
 }
 
-server_process::server_process(const std::vector<std::string>& flags)
-    : process_(server_binary(), [&] {
-        std::vector<std::string> args{"--port", "0"};
-        args.insert(args.end(), flags.begin(), flags.end());
-        return args;
-      }()) {
-  const auto line = process_.read_stdout_line(milliseconds(5000));
+server_process::server_process(const std::vector<std::string>& flags) {
+  std::vector<std::string> args{"--port", "0"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  // Under Wine 8, the wineserver sometimes stops on an assertion of its own
+  // (sock_get_poll_events, see doc/reliability.md, section 7) while it cleans up
+  // the sockets of the server the previous test killed. A Windows server starting
+  // at that moment loses its wineserver and exits before its first line ("wine
+  // client error: recvmsg"); started again, it gets the new wineserver. So a
+  // Windows server that exited without a line is started once more; one that is
+  // still running, or a Linux server, fails the test as it is.
+  const int starts = server_is_windows_program() ? 2 : 1;
+  std::optional<std::string> line;
+  for (int start = 1; start <= starts; ++start) {
+    process_.reset();
+    process_.emplace(server_binary(), args);
+    line = process_->read_stdout_line(milliseconds(5000));
+    if (line || start == starts || !process_->wait_for_exit(milliseconds(2000))) break;
+    BOOST_TEST_MESSAGE("the Windows server exited before its first line (its wineserver "
+                       "died under it, see doc/reliability.md); starting it again");
+  }
   BOOST_REQUIRE_MESSAGE(line.has_value(), "the server printed no \"listening on\" line within 5 s");
   const std::string prefix = "listening on 127.0.0.1:";
   BOOST_REQUIRE_MESSAGE(line->rfind(prefix, 0) == 0, "unexpected first line from the server: " << *line);
@@ -162,7 +175,7 @@ server_process::server_process(const std::vector<std::string>& flags)
 }
 
 std::uint64_t server_process::rss_bytes() const {
-  std::ifstream status("/proc/" + std::to_string(process_.pid()) + "/status");
+  std::ifstream status("/proc/" + std::to_string(process_->pid()) + "/status");
   std::string key;
   while (status >> key) {
     if (key == "VmRSS:") {
