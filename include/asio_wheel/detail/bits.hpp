@@ -1,9 +1,9 @@
 //
 // asio_wheel/detail/bits.hpp
 //
-// The two bit operations the wheel needs, on the compiler's intrinsic where
-// it has one (GCC, clang, MSVC) and in plain C++ elsewhere. C++20's <bit>
-// has both; the library is C++17.
+// The bit operations the wheel needs, on the compiler's intrinsic where it
+// has one (GCC, clang, MSVC) and in plain C++ elsewhere. C++20's <bit> has
+// them all; the library is C++17.
 //
 
 #ifndef ASIO_WHEEL_DETAIL_BITS_HPP
@@ -55,6 +55,12 @@ inline unsigned highest_bit(std::uint64_t w) noexcept
     ++i;
   return i;
 #endif
+}
+
+/// The 64 bits of @p w rotated right by @p r (0 .. 63): bit r comes first.
+inline std::uint64_t rotate_right(std::uint64_t w, unsigned r) noexcept
+{
+  return r == 0 ? w : (w >> r) | (w << (64 - r));
 }
 
 } // namespace detail

@@ -2,23 +2,55 @@
 // asio_wheel/detail/config.hpp
 //
 // Which Asio the library is compiled against, the version gates and the
-// backend gates. This is the only file that tests an Asio version or backend
-// macro; everything else asks the ASIO_WHEEL_* macros below.
+// backend gates, and how its compiled part is built. This is the only file
+// that tests an Asio version or backend macro; everything else asks the
+// ASIO_WHEEL_* macros below.
 //
 // Two flavours, chosen per translation unit:
 // - Boost.Asio (the default): namespace boost::asio, boost::system::error_code.
-// - Standalone Asio, with ASIO_WHEEL_STANDALONE defined (the CMake target
-//   asio_wheel::asio_wheel_standalone defines it, and ASIO_STANDALONE):
-//   namespace ::asio, std::error_code; no Boost.Asio or Boost.System header
-//   is included. Boost.Intrusive (header-only) stays as the wheel's lists.
+// - Standalone Asio: namespace ::asio, std::error_code; no Boost.Asio or
+//   Boost.System header is included. Boost.Intrusive (header-only) stays as
+//   the wheel's lists. Chosen by ASIO_STANDALONE, the macro standalone Asio
+//   asks its users to define (and defines itself when it is included first
+//   without Boost), or by ASIO_WHEEL_STANDALONE. The CMake target
+//   asio_wheel::asio_wheel_standalone defines both.
+// ASIO_WHEEL_BOOST chooses Boost.Asio even where ASIO_STANDALONE is defined.
 //
 // Each flavour opens its own inline namespace inside asio_wheel, so one
 // program may link both flavours without two definitions of one name; users
 // keep writing asio_wheel::wheel_timer.
 //
+// Header-only (the default), as Asio and Beast are: the few functions that
+// are not templates are defined inline, in the detail/impl/*.ipp files the
+// headers include. Defining ASIO_WHEEL_SEPARATE_COMPILATION in every
+// translation unit instead compiles them once, in the one that includes
+// <asio_wheel/src.hpp> (src/src.cpp for the CMake targets' compiled variant),
+// as BOOST_ASIO_SEPARATE_COMPILATION does for Asio.
+//
 
 #ifndef ASIO_WHEEL_DETAIL_CONFIG_HPP
 #define ASIO_WHEEL_DETAIL_CONFIG_HPP
+
+#if defined(ASIO_WHEEL_STANDALONE) && defined(ASIO_WHEEL_BOOST)
+# error "asio_wheel: ASIO_WHEEL_STANDALONE (standalone Asio) and ASIO_WHEEL_BOOST (Boost.Asio) are both defined: define one"
+#endif
+#if !defined(ASIO_WHEEL_STANDALONE) && !defined(ASIO_WHEEL_BOOST)
+# if defined(ASIO_STANDALONE)
+#  define ASIO_WHEEL_STANDALONE 1
+# elif defined(__has_include)
+#  if !__has_include(<boost/asio/version.hpp>) && __has_include(<asio/version.hpp>)
+#   error "asio_wheel: Boost.Asio not found, standalone Asio is there: define ASIO_STANDALONE (as standalone Asio asks) to use it"
+#  endif
+# endif
+#endif
+
+/// What the functions that are not templates are declared with: inline when
+/// header-only, nothing when they are compiled once.
+#if defined(ASIO_WHEEL_SEPARATE_COMPILATION)
+# define ASIO_WHEEL_DECL
+#else
+# define ASIO_WHEEL_DECL inline
+#endif
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # if !defined(ASIO_STANDALONE)
@@ -62,7 +94,7 @@
 // The differences this makes are in detail/asio_operation.hpp (the operation
 // type, where the per-operation flags live) and detail/asio_scheduler.hpp
 // (which service is the scheduler, how the drive timer is queued); the lock's
-// sleep is in src/wheel_mutex.cpp. Nothing else tests it.
+// sleep is in detail/impl/wheel_mutex.ipp. Nothing else tests it.
 //
 // ASIO_WHEEL_ASIO_WINDOWS_RUNTIME: the Windows Runtime (UWP) backend, where
 // timers are serviced by winrt_timer_scheduler. No toolchain available to the

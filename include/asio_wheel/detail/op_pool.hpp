@@ -22,13 +22,35 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-struct op_pool
+class op_pool
 {
-  static void* allocate(std::size_t size);
-  static void deallocate(void* p, std::size_t size) noexcept;
+public:
+  ASIO_WHEEL_DECL static void* allocate(std::size_t size);
+  ASIO_WHEEL_DECL static void deallocate(void* p, std::size_t size) noexcept;
+
+private:
+  static constexpr std::size_t granule = 16;
+  static constexpr std::size_t size_classes = 16;  // blocks of 16 .. 256 bytes
+  static constexpr std::size_t max_blocks_per_class = 4096;
+
+  struct free_block;
+  struct thread_cache;
+  struct thread_cache_cleanup;
+
+  // This thread's free lists, and the registration of their cleanup when
+  // the thread ends. Helpers of allocate and deallocate, inline even when
+  // those are compiled once: a call to a function that a shared library
+  // could interpose is not inlined.
+  static inline thread_cache& cache() noexcept;
+  static inline void register_cleanup() noexcept;
+  static inline std::size_t class_of(std::size_t size) noexcept;
 };
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END
+
+#if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
+# include <asio_wheel/detail/impl/op_pool.ipp>
+#endif
 
 #endif // ASIO_WHEEL_DETAIL_OP_POOL_HPP

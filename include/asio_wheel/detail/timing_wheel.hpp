@@ -124,11 +124,11 @@ public:
 
   /// @param slots Level 0's slots, a power of two (the caller validates and
   /// reports).
-  explicit timing_wheel(std::size_t slots);
+  ASIO_WHEEL_DECL explicit timing_wheel(std::size_t slots);
 
   timing_wheel(const timing_wheel&) = delete;
   timing_wheel& operator=(const timing_wheel&) = delete;
-  ~timing_wheel();
+  ASIO_WHEEL_DECL ~timing_wheel();
 
   /// True while an advance() stopped by its visit budget is unfinished.
   bool advancing() const noexcept { return advancing_; }
@@ -141,10 +141,10 @@ public:
   bool empty() const noexcept { return size_ == 0; }
 
   /// Files @p e at @p due. Requires !e.in_wheel() and due > horizon().
-  void insert(wheel_entry& e, tick_type due) noexcept;
+  ASIO_WHEEL_DECL void insert(wheel_entry& e, tick_type due) noexcept;
 
   /// Removes @p e. Requires e.in_wheel().
-  void erase(wheel_entry& e) noexcept;
+  ASIO_WHEEL_DECL void erase(wheel_entry& e) noexcept;
 
   /// A tick at or before the earliest filed tick (the earliest itself unless
   /// erasures left a slot's minimum behind, or the earliest entry waits in
@@ -152,7 +152,7 @@ public:
   /// never_tick when nothing is filed short of max_tick. The drive timer is
   /// armed for it: advancing to it processes something or refreshes a stale
   /// minimum.
-  tick_type next_due() const noexcept;
+  ASIO_WHEEL_DECL tick_type next_due() const noexcept;
 
   /// As next_due(), for the entries filed after @p after: a tick after
   /// @p after at or before the earliest of them, or never_tick if there is
@@ -163,7 +163,7 @@ public:
   /// when nothing else is due within a revolution. The drive timer's second
   /// timer is armed for it ahead of time (see drive_timer.hpp); never_tick
   /// leaves that timer idle, where a guess could cost a wakeup.
-  tick_type next_due_after(tick_type after) const noexcept;
+  ASIO_WHEEL_DECL tick_type next_due_after(tick_type after) const noexcept;
 
   /// Processes all ticks up to and including @p to. For each entry filed at
   /// or before @p to in level 0, `due_of(entry)` gives its real due tick: if
@@ -186,7 +186,7 @@ public:
   /// filed at or before the old one, and a slot it now shares with later
   /// blocks than its own is walked at its own block (the slot's minimum
   /// says which). O(1) but for that slot.
-  void rewind(tick_type to) noexcept;
+  ASIO_WHEEL_DECL void rewind(tick_type to) noexcept;
 
   /// Counters since construction.
   std::uint64_t lazy_refilings() const noexcept { return lazy_refilings_; }
@@ -211,12 +211,26 @@ private:
 
   static constexpr std::size_t npos = (std::numeric_limits<std::size_t>::max)();
   static constexpr unsigned upper_bits = 6;  // log2(upper_slots)
+  static constexpr std::size_t word_bits = 64;  // of the occupancy bitmaps
+
+  // Bitmap words that hold `bits` bits, and log2 of a power of two.
+  static std::size_t words_for(std::size_t bits) noexcept
+  {
+    return (bits + word_bits - 1) / word_bits;
+  }
+  static unsigned log2_of(std::size_t power_of_two) noexcept
+  {
+    unsigned n = 0;
+    while ((std::size_t(1) << n) < power_of_two)
+      ++n;
+    return n;
+  }
 
   // Where an entry due at `due` goes, relative to the wheel's position.
-  void file(wheel_entry& e, tick_type due) noexcept;
+  ASIO_WHEEL_DECL void file(wheel_entry& e, tick_type due) noexcept;
   // Links e into the slot its place names.
-  void link(wheel_entry& e) noexcept;
-  slot& slot_of(unsigned level, tick_type tick) noexcept;
+  ASIO_WHEEL_DECL void link(wheel_entry& e) noexcept;
+  ASIO_WHEEL_DECL slot& slot_of(unsigned level, tick_type tick) noexcept;
   // The ticks below which everything is processed, at every level, and at
   // position_ the levels above cursor_: entries are filed relative to it.
   tick_type reference() const noexcept
@@ -240,20 +254,22 @@ private:
       ~(std::uint64_t(1) << upper_index(level, tick));
   }
 
-  void mark_occupied(std::size_t s) noexcept;
-  void mark_empty(std::size_t s) noexcept;
+  ASIO_WHEEL_DECL void mark_occupied(std::size_t s) noexcept;
+  ASIO_WHEEL_DECL void mark_empty(std::size_t s) noexcept;
   // The first occupied level-0 slot in [from, slots), or npos.
-  std::size_t next_occupied(std::size_t from) const noexcept;
+  ASIO_WHEEL_DECL std::size_t next_occupied(std::size_t from)
+    const noexcept;
   // The earliest slot the pass must walk next, at position_ (the levels at
   // or below cursor_) or later, and at or before target_: false if none.
-  bool next_slot_of_pass(tick_type& tick, unsigned& level) noexcept;
+  ASIO_WHEEL_DECL bool next_slot_of_pass(tick_type& tick,
+      unsigned& level) noexcept;
   // The first tick at or after `from` at which the pass must walk an upper
   // level's slot: where the block of the slot's earliest entry begins.
-  tick_type upper_walk_tick(unsigned level,
+  ASIO_WHEEL_DECL tick_type upper_walk_tick(unsigned level,
       tick_type first_block) const noexcept;
   // The start of the block, at its level, of the earliest minimum of any
   // occupied upper slot (never_tick if none): recomputes upper_floor_.
-  tick_type upper_floor_of_slots() const noexcept;
+  ASIO_WHEEL_DECL tick_type upper_floor_of_slots() const noexcept;
 
   std::unique_ptr<slot[]> slots_;           // level 0
   std::size_t mask_;
@@ -436,5 +452,9 @@ void timing_wheel::clear(F&& f)
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END
+
+#if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
+# include <asio_wheel/detail/impl/timing_wheel.ipp>
+#endif
 
 #endif // ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP

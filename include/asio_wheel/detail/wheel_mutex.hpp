@@ -18,7 +18,8 @@
 // also counts as contended and adds the steady_clock time until it got the
 // lock. Without the macro (every normal build) none of this exists. The
 // macro must be the same in every translation unit of a program, the
-// library's sources included (test/bench builds bench_threads_locks so).
+// library's compiled part included when there is one
+// (ASIO_WHEEL_SEPARATE_COMPILATION).
 //
 
 #ifndef ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP
@@ -114,8 +115,13 @@ private:
   static constexpr std::uint32_t locked = 1;
   static constexpr std::uint32_t contended = 2;
 
-  void lock_contended() noexcept;  // src/wheel_mutex.cpp
-  void wake_one() noexcept;        // src/wheel_mutex.cpp
+  // The contended paths, and the platform's sleep and wake on the lock word
+  // (impl/wheel_mutex.ipp).
+  ASIO_WHEEL_DECL void lock_contended() noexcept;
+  ASIO_WHEEL_DECL void wake_one() noexcept;
+  static inline void cpu_relax() noexcept;
+  static inline void sleep_while_equal(
+      std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept;
 
   std::atomic<std::uint32_t> state_{unlocked};
   const bool enabled_;
@@ -123,5 +129,9 @@ private:
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END
+
+#if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
+# include <asio_wheel/detail/impl/wheel_mutex.ipp>
+#endif
 
 #endif // ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP

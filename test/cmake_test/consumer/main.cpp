@@ -1,7 +1,10 @@
-// Waits on a wheel_timer and exits 0 when it completed with success.
+// Waits on a wheel_timer and exits 0 when it completed with success, and so did the waits of
+// second.cpp, the program's other translation unit that includes asio-wheel.
 #include <asio_wheel.hpp>
 #include <boost/asio/io_context.hpp>
 #include <iostream>
+
+bool second_translation_unit_waits();
 
 int main()
 {
@@ -10,6 +13,7 @@ int main()
   bool fired = false;
   timer.async_wait([&](boost::system::error_code ec) { fired = !ec; });
   io.run();
-  std::cout << (fired ? "consumer: wheel_timer fired\n" : "consumer: FAILED\n");
-  return fired ? 0 : 1;
+  const bool second = second_translation_unit_waits();
+  std::cout << (fired && second ? "consumer: wheel_timer fired\n" : "consumer: FAILED\n");
+  return fired && second ? 0 : 1;
 }

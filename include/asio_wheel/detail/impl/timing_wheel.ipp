@@ -1,10 +1,16 @@
 //
-// src/timing_wheel.cpp
+// asio_wheel/detail/impl/timing_wheel.ipp
 //
 // The non-template part of detail::timing_wheel: filing (which level, which
 // slot), removal, the occupancy bitmaps, the search for the next slot a pass
-// walks and for the earliest due tick.
+// walks and for the earliest due tick. Included at the end of
+// timing_wheel.hpp (header-only, the default), or compiled once through
+// asio_wheel/src.hpp (ASIO_WHEEL_SEPARATE_COMPILATION): the declarations'
+// ASIO_WHEEL_DECL makes these definitions inline in the first case.
 //
+
+#ifndef ASIO_WHEEL_DETAIL_IMPL_TIMING_WHEEL_IPP
+#define ASIO_WHEEL_DETAIL_IMPL_TIMING_WHEEL_IPP
 
 #include <asio_wheel/detail/timing_wheel.hpp>
 
@@ -14,31 +20,6 @@
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
-
-namespace {
-
-constexpr std::size_t word_bits = 64;
-
-std::size_t words_for(std::size_t bits)
-{
-  return (bits + word_bits - 1) / word_bits;
-}
-
-unsigned log2_of(std::size_t power_of_two)
-{
-  unsigned n = 0;
-  while ((std::size_t(1) << n) < power_of_two)
-    ++n;
-  return n;
-}
-
-// The 64 bits of w rotated right by r (0 .. 63): bit r comes first.
-std::uint64_t rotate_right(std::uint64_t w, unsigned r)
-{
-  return r == 0 ? w : (w >> r) | (w << (64 - r));
-}
-
-} // namespace
 
 timing_wheel::timing_wheel(std::size_t slots)
   : slots_(new slot[slots]),
@@ -386,3 +367,5 @@ tick_type timing_wheel::next_due_after(tick_type after) const noexcept
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_IMPL_TIMING_WHEEL_IPP

@@ -1,25 +1,30 @@
 //
-// src/wheel_mutex.cpp
+// asio_wheel/detail/impl/wheel_mutex.ipp
 //
 // The contended paths of detail::wheel_mutex: spin a little, then sleep on
 // the lock word: a futex on Linux, WaitOnAddress on Windows (the same
 // compare-and-sleep on a 32-bit word, Windows 8 and later; link
 // Synchronization.lib, which CMake does), a short yield loop elsewhere.
+// Included at the end of wheel_mutex.hpp (header-only, the default), or
+// compiled once through asio_wheel/src.hpp (ASIO_WHEEL_SEPARATE_COMPILATION).
 //
 
+#ifndef ASIO_WHEEL_DETAIL_IMPL_WHEEL_MUTEX_IPP
+#define ASIO_WHEEL_DETAIL_IMPL_WHEEL_MUTEX_IPP
+
+#include <asio_wheel/detail/wheel_mutex.hpp>
+
+#include <thread>
+
 #if defined(_WIN32)
-// First, so that the SDK's own _WIN32_WINNT default applies (Asio's config
-// would otherwise pick Windows 7, which has no WaitOnAddress), and without
-// winsock.h, min, max, near and far.
-# if !defined(WIN32_LEAN_AND_MEAN)
-#  define WIN32_LEAN_AND_MEAN
-# endif
-# if !defined(NOMINMAX)
-#  define NOMINMAX
-# endif
+// winsock2.h before windows.h, as Asio includes them: windows.h alone would
+// bring in winsock.h, which Asio's sockets cannot be compiled after. Neither
+// WIN32_LEAN_AND_MEAN nor NOMINMAX is defined here: in a header-only build
+// these headers are the user's, and Asio includes them the same way.
+# include <winsock2.h>
 # include <windows.h>
-# if defined(_WIN32_WINNT) && _WIN32_WINNT < 0x0602
-#  error "asio_wheel's lock sleeps with WaitOnAddress: build src/wheel_mutex.cpp with _WIN32_WINNT >= 0x0602 (Windows 8)"
+# if !defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0602
+#  error "asio_wheel's lock sleeps with WaitOnAddress (Windows 8): define _WIN32_WINNT as 0x0602 or more (Asio asks for _WIN32_WINNT to be defined, and assumes Windows 7 without it)"
 # endif
 # if defined(_MSC_VER)
 #  include <intrin.h>
@@ -27,26 +32,16 @@
 # endif
 #endif
 
-#include <asio_wheel/detail/wheel_mutex.hpp>
-
-#include <thread>
-
 #if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+# include <linux/futex.h>
+# include <sys/syscall.h>
+# include <unistd.h>
 #endif
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-namespace {
-
-// Spinning covers the common case of a holder that is about to unlock (the
-// critical sections are a few dozen instructions) without a system call.
-constexpr int spin_limit = 100;
-
-inline void cpu_relax() noexcept
+void wheel_mutex::cpu_relax() noexcept
 {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -57,7 +52,8 @@ inline void cpu_relax() noexcept
 #endif
 }
 
-void sleep_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept
+void wheel_mutex::sleep_while_equal(std::atomic<std::uint32_t>& word,
+    std::uint32_t value) noexcept
 {
 #if defined(__linux__)
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word),
@@ -73,22 +69,12 @@ void sleep_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t value) no
 #endif
 }
 
-void wake_one_sleeper(std::atomic<std::uint32_t>& word) noexcept
-{
-#if defined(__linux__)
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word),
-      FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-#elif defined(_WIN32)
-  ::WakeByAddressSingle(reinterpret_cast<std::uint32_t*>(&word));
-#else
-  (void)word;
-#endif
-}
-
-} // namespace
-
 void wheel_mutex::lock_contended() noexcept
 {
+  // Spinning covers the common case of a holder that is about to unlock
+  // (the critical sections are a few dozen instructions) without a system
+  // call.
+  constexpr int spin_limit = 100;
   for (int i = 0; i < spin_limit; ++i)
   {
     std::uint32_t expected = unlocked;
@@ -105,8 +91,15 @@ void wheel_mutex::lock_contended() noexcept
 
 void wheel_mutex::wake_one() noexcept
 {
-  wake_one_sleeper(state_);
+#if defined(__linux__)
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&state_),
+      FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+#elif defined(_WIN32)
+  ::WakeByAddressSingle(reinterpret_cast<std::uint32_t*>(&state_));
+#endif
 }
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_IMPL_WHEEL_MUTEX_IPP

@@ -1,8 +1,13 @@
 //
-// src/op_pool.cpp
+// asio_wheel/detail/impl/op_pool.ipp
 //
-// The per-thread free lists behind detail::op_pool.
+// The per-thread free lists behind detail::op_pool. Included at the end of
+// op_pool.hpp (header-only, the default), or compiled once through
+// asio_wheel/src.hpp (ASIO_WHEEL_SEPARATE_COMPILATION).
 //
+
+#ifndef ASIO_WHEEL_DETAIL_IMPL_OP_POOL_IPP
+#define ASIO_WHEEL_DETAIL_IMPL_OP_POOL_IPP
 
 #include <asio_wheel/detail/op_pool.hpp>
 
@@ -11,13 +16,7 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-namespace {
-
-constexpr std::size_t granule = 16;
-constexpr std::size_t size_classes = 16;          // blocks of 16 .. 256 bytes
-constexpr std::size_t max_blocks_per_class = 4096;
-
-struct free_block
+struct op_pool::free_block
 {
   free_block* next;
 };
@@ -25,20 +24,20 @@ struct free_block
 // Trivially destructible, so it stays usable until the thread is gone: an
 // operation freed after the thread's cleanup (say by a static io_context
 // destroyed after main returned) goes straight to operator delete.
-struct pool_state
+struct op_pool::thread_cache
 {
   free_block* heads[size_classes];
   std::size_t counts[size_classes];
+  bool cleanup_registered;
   bool closed;
 };
 
-thread_local pool_state state;
-
 // Returns the cached blocks to the system when the thread ends.
-struct pool_cleanup
+struct op_pool::thread_cache_cleanup
 {
-  ~pool_cleanup()
+  ~thread_cache_cleanup()
   {
+    thread_cache& state = cache();
     for (std::size_t c = 0; c < size_classes; ++c)
       while (free_block* b = state.heads[c])
       {
@@ -49,21 +48,36 @@ struct pool_cleanup
   }
 };
 
-thread_local pool_cleanup cleanup;
+op_pool::thread_cache& op_pool::cache() noexcept
+{
+  // Zero-initialized, with no constructor or destructor to run: no guard.
+  static thread_local thread_cache state;
+  return state;
+}
 
-std::size_t class_of(std::size_t size) noexcept
+void op_pool::register_cleanup() noexcept
+{
+  // Constructing it registers its destructor, which runs when the thread
+  // ends. Called once a thread: the flag saves the guard of a thread_local
+  // with a destructor on every allocation.
+  static thread_local thread_cache_cleanup cleanup;
+  (void)cleanup;
+  cache().cleanup_registered = true;
+}
+
+std::size_t op_pool::class_of(std::size_t size) noexcept
 {
   return (size + granule - 1) / granule - 1;
 }
-
-} // namespace
 
 void* op_pool::allocate(std::size_t size)
 {
   const std::size_t c = class_of(size);
   if (c >= size_classes)
     return ::operator new(size);
-  (void)&cleanup;  // registers the cleanup of this thread's cache
+  thread_cache& state = cache();
+  if (!state.cleanup_registered)
+    register_cleanup();
   if (free_block* b = state.heads[c])
   {
     state.heads[c] = b->next;
@@ -76,13 +90,15 @@ void* op_pool::allocate(std::size_t size)
 void op_pool::deallocate(void* p, std::size_t size) noexcept
 {
   const std::size_t c = class_of(size);
+  thread_cache& state = cache();
   if (c >= size_classes || state.closed
       || state.counts[c] == max_blocks_per_class)
   {
     ::operator delete(p);
     return;
   }
-  (void)&cleanup;
+  if (!state.cleanup_registered)
+    register_cleanup();
   free_block* b = static_cast<free_block*>(p);
   b->next = state.heads[c];
   state.heads[c] = b;
@@ -91,3 +107,5 @@ void op_pool::deallocate(void* p, std::size_t size) noexcept
 
 } // namespace detail
 ASIO_WHEEL_NAMESPACE_END
+
+#endif // ASIO_WHEEL_DETAIL_IMPL_OP_POOL_IPP
