@@ -1,36 +1,36 @@
-// Flag parsing of the HTTP keep-alive server, on the keepalive chat example's
-// helpers. Every error message starts with the flag it is about.
+// Flag parsing of the HTTP keep-alive server, on the examples' shared helpers
+// (common/flags.hpp). Every error message starts with the flag it is about.
 #include "options.hpp"
 
-#include "../keepalive_chat/options.hpp"
-
-#include <boost/asio/ip/address.hpp>
+#include "common/flags.hpp"
 
 #include <sstream>
 
 namespace http_keepalive {
 
-using keepalive_chat::usage_error;
+using example_common::for_each_flag;
+using example_common::format_duration;
+using example_common::parse_address;
+using example_common::parse_count;
+using example_common::parse_duration;
+using example_common::parse_fraction;
+using example_common::usage_error;
 
 server_options parse_server_options(int argc, char** argv, bool on_wheel) {
   server_options o;
-  keepalive_chat::for_each_flag(argc, argv, {"--help", "--no-timeout"}, [&](const std::string& flag,
-                                                                            const std::string& value) {
+  for_each_flag(argc, argv, {"--help", "--no-timeout"}, [&](const std::string& flag, const std::string& value) {
     if (flag == "--help") {
       o.help = true;
     } else if (flag == "--no-timeout") {
       o.no_timeout = true;
     } else if (flag == "--bind") {
-      boost::system::error_code ec;
-      boost::asio::ip::make_address(value, ec);
-      if (ec) throw usage_error("--bind: expected an IP address (e.g. 127.0.0.1, ::1), got \"" + value + "\"");
-      o.bind_address = value;
+      o.bind_address = parse_address(flag, value);
     } else if (flag == "--port") {
-      o.port = static_cast<unsigned short>(keepalive_chat::parse_count(flag, value, 0, 65535));
+      o.port = static_cast<unsigned short>(parse_count(flag, value, 0, 65535));
     } else if (flag == "--threads") {
-      o.threads = keepalive_chat::parse_count(flag, value, 1, 256);
+      o.threads = parse_count(flag, value, 1, 256);
     } else if (flag == "--idle-timeout") {
-      o.idle_timeout = keepalive_chat::parse_duration(flag, value);
+      o.idle_timeout = parse_duration(flag, value);
       if (o.idle_timeout.count() == 0)
         throw usage_error("--idle-timeout: must be greater than 0, got \"" + value + "\"");
     } else if (flag == "--idle-tolerance") {
@@ -39,7 +39,7 @@ server_options parse_server_options(int argc, char** argv, bool on_wheel) {
       if (!on_wheel)
         throw usage_error("--idle-tolerance: only http_keepalive takes it (asio_wheel::beast::tcp_stream, whose "
                           "timeouts are timing wheel entries)");
-      o.idle_tolerance = keepalive_chat::parse_fraction(flag, value);
+      o.idle_tolerance = parse_fraction(flag, value);
     } else if (flag == "--body") {
       if (value.size() > 1 << 20) throw usage_error("--body: at most 1 MiB, got " + std::to_string(value.size()) + " bytes");
       o.body = value;
@@ -62,7 +62,7 @@ std::string server_usage(const std::string& program, const std::string& stream, 
       << "  --threads N           threads running the io_context (default " << d.threads << ")\n"
       << "  --idle-timeout D      stream.expires_after(D) before every read: a connection silent\n"
       << "                        this long is closed (default "
-      << keepalive_chat::format_duration(d.idle_timeout) << "; ignored without timeouts)\n"
+      << format_duration(d.idle_timeout) << "; ignored without timeouts)\n"
       << "  --no-timeout          never call expires_after: no timeout at all, on the same stream\n";
   if (on_wheel)
     out << "  --idle-tolerance F    the idle close may come up to F x the idle timeout late, never early,\n"

@@ -1,7 +1,7 @@
-// Command-line flags of the HTTP keep-alive server. The parsing helpers
-// (durations with a unit, bounded counts, "--flag value" walking, usage_error)
-// are the keepalive chat example's: a bad flag or value is a one-line error
-// naming the flag, and main() exits with status 2.
+// Command-line flags of the HTTP keep-alive server, parsed with the examples' shared helpers
+// (common/flags.hpp: durations with a unit, bounded counts, "--flag value" walking,
+// usage_error): a bad flag or value is a one-line error naming the flag, and main() exits
+// with status 2.
 #pragma once
 
 #include <chrono>
@@ -30,7 +30,7 @@ struct server_options {
   bool help = false;
 };
 
-// Parses the flags; throws keepalive_chat::usage_error on a bad flag or value.
+// Parses the flags; throws example_common::usage_error on a bad flag or value.
 // on_wheel: the program's stream keeps its timeouts in the timing wheel, the
 // only case where --idle-tolerance means something (else it is an error).
 server_options parse_server_options(int argc, char** argv, bool on_wheel);

@@ -18,40 +18,17 @@ seconds=${DEMO_SECONDS:-10}
 program=${DEMO_PROGRAM:-http_keepalive}
 server=$build_dir/example/http_keepalive/$program
 script=run_demo.sh
+# The work directory, start_server, stop_server, ...
+# shellcheck source=../common/script_support.sh
+source "$(dirname "$0")/../common/script_support.sh"
 
-if [[ ! -x $server ]]; then
-  echo "$script: $server not found; build first (cmake --build $build_dir --target $program)" >&2
-  exit 1
-fi
+require_built "$server"
 command -v wrk >/dev/null 2>&1 || { echo "$script: wrk not found (Debian: apt-get install wrk)" >&2; exit 1; }
 # wrk and the server each hold one descriptor per connection.
-needed=$((connections + 1024))
-if [[ $(ulimit -Hn) != unlimited && $(ulimit -Hn) -lt $needed ]] && ! ulimit -Hn "$needed" 2>/dev/null; then
-  echo "$script: need $needed open files, the hard limit is $(ulimit -Hn); run as root or lower DEMO_CONNECTIONS" >&2
-  exit 1
-fi
-if [[ $(ulimit -Sn) != unlimited && $(ulimit -Sn) -lt $needed ]]; then ulimit -Sn "$needed"; fi
+raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
 
-work_dir=$(mktemp -d)
-server_pid=
-cleanup() {
-  [[ -n $server_pid ]] && kill -KILL "$server_pid" 2>/dev/null || true
-  exec 3<&- 2>/dev/null || true
-  rm -rf "$work_dir"
-}
-trap cleanup EXIT
-
-# The server's first line is "listening on ADDRESS:PORT"; a FIFO lets us wait for
-# it with a timeout.
-mkfifo "$work_dir/server_stdout"
-"$server" --port 0 >"$work_dir/server_stdout" &
-server_pid=$!
-exec 3<"$work_dir/server_stdout"
-if ! IFS= read -r -t 10 first_line <&3 || [[ $first_line != "listening on "* ]]; then
-  echo "$script: the server did not print 'listening on ADDRESS:PORT' within 10 s" >&2
-  exit 1
-fi
-address=${first_line#listening on }
+# shellcheck disable=SC2119  # no flags of its own: the server's defaults
+start_server
 echo "$program (pid $server_pid) $first_line; wrk: $connections connections, ${seconds} s"
 
 # utime + stime of the server, in clock ticks (fields 14 and 15 of /proc/PID/stat,
@@ -75,23 +52,8 @@ else
   status=1
 fi
 
-kill -INT "$server_pid"
-server_status=
-for _ in $(seq 100); do  # at most 10 s
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    server_status=0
-    wait "$server_pid" || server_status=$?
-    break
-  fi
-  sleep 0.1
-done
-server_pid_was=$server_pid
-server_pid=
-if [[ -z $server_status ]]; then
-  echo "$script: the server did not exit within 10 s of SIGINT; killed" >&2
-  kill -KILL "$server_pid_was" 2>/dev/null || true
-  server_status=1
-fi
+stop_server INT
+server_status=${server_status:-1}  # empty: still running after 10 s, killed
 echo "server exited with status $server_status after SIGINT"
 if [[ $server_status -ne 0 ]]; then exit "$server_status"; fi
 exit "$status"

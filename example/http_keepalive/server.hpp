@@ -17,7 +17,8 @@
 
 #include "options.hpp"
 
-#include "../keepalive_chat/options.hpp"
+#include "common/flags.hpp"
+#include "common/server_main.hpp"
 
 #include <asio_wheel/wheel_timer_service.hpp>
 #include <boost/asio/bind_executor.hpp>
@@ -41,7 +42,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -258,17 +258,12 @@ class server {
 template <class Stream>
 int run_server(int argc, char** argv, const std::string& program, const std::string& stream_name) {
   server_options options;
-  try {
-    options = parse_server_options(argc, argv, on_wheel<Stream>);
-  } catch (const keepalive_chat::usage_error& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return 2;
-  }
-  if (options.help) {
-    std::cout << server_usage(program, stream_name, on_wheel<Stream>);
-    return 0;
-  }
-  keepalive_chat::raise_open_files_limit();  // ten thousand connections need more than 1024
+  if (const auto exit_status = example_common::parse_flags_or_exit(
+          argc, argv, program, options,
+          [](int c, char** v) { return parse_server_options(c, v, on_wheel<Stream>); },
+          [&] { return server_usage(program, stream_name, on_wheel<Stream>); }))
+    return *exit_status;
+  example_common::raise_open_files_limit();  // ten thousand connections need more than 1024
 
   net::io_context io(static_cast<int>(options.threads));
   if constexpr (on_wheel<Stream>) {
@@ -280,25 +275,8 @@ int run_server(int argc, char** argv, const std::string& program, const std::str
     net::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
   }
   server<Stream> srv(io, options);
-  tcp::endpoint endpoint;
-  try {
-    endpoint = srv.listen();
-  } catch (const boost::system::system_error& e) {
-    std::cerr << program << ": cannot listen on " << options.bind_address << ":" << options.port << ": "
-              << e.code().message() << "\n";
-    return 1;
-  }
-  const auto address = endpoint.address();
-  std::cout << "listening on " << (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string()) << ":"
-            << endpoint.port() << std::endl;  // flushed: whoever started us is waiting for this line
-  srv.start();
-
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < options.threads; ++i) threads.emplace_back([&io] { io.run(); });
-  io.run();
-  for (auto& t : threads) t.join();
-  std::cerr << program << ": stopped\n";
-  return 0;
+  return example_common::listen_and_run(program, io, srv, options.bind_address, options.port,
+                                        options.threads);
 }
 
 }  // namespace http_keepalive

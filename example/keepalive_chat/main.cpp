@@ -4,27 +4,19 @@
 // --threads threads until SIGINT/SIGTERM has said goodbye to every client.
 #include "chat_server.hpp"
 
-#include <boost/asio/io_context.hpp>
+#include "common/flags.hpp"
+#include "common/server_main.hpp"
 
-#include <iostream>
-#include <thread>
-#include <vector>
+#include <boost/asio/io_context.hpp>
 
 int main(int argc, char** argv) {
   using namespace keepalive_chat;
   const std::string program = "keepalive_chat_server";
   server_options options;
-  try {
-    options = parse_server_options(argc, argv);
-  } catch (const usage_error& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return 2;
-  }
-  if (options.help) {
-    std::cout << server_usage(program);
-    return 0;
-  }
-  raise_open_files_limit();
+  if (const auto exit_status = example_common::parse_flags_or_exit(
+          argc, argv, program, options, parse_server_options, [&] { return server_usage(program); }))
+    return *exit_status;
+  example_common::raise_open_files_limit();
 
   boost::asio::io_context io(static_cast<int>(options.threads));
   // Must come before the first wheel_timer on this context exists (the server's own).
@@ -37,23 +29,6 @@ int main(int argc, char** argv) {
   boost::asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
 
   chat_server server(io, options);
-  boost::asio::ip::tcp::endpoint endpoint;
-  try {
-    endpoint = server.listen();
-  } catch (const boost::system::system_error& e) {
-    std::cerr << program << ": cannot listen on " << options.bind_address << ":" << options.port << ": "
-              << e.code().message() << "\n";
-    return 1;
-  }
-  const auto address = endpoint.address();
-  std::cout << "listening on " << (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string()) << ":"
-            << endpoint.port() << std::endl;  // flushed: whoever started us is waiting for this line
-  server.start();
-
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < options.threads; ++i) threads.emplace_back([&io] { io.run(); });
-  io.run();
-  for (auto& t : threads) t.join();
-  std::cerr << program << ": stopped\n";
-  return 0;
+  return example_common::listen_and_run(program, io, server, options.bind_address, options.port,
+                                        options.threads);
 }

@@ -37,22 +37,8 @@ if [[ -r /proc/$server_pid/schedstat ]]; then
                     on_cpu / 1e9, waiting / 1e9 }' /proc/"$server_pid"/task/*/schedstat
 fi
 
-kill -TERM "$server_pid"
-server_status=
-for _ in $(seq 100); do  # at most 10 s
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    server_status=0
-    wait "$server_pid" || server_status=$?
-    break
-  fi
-  sleep 0.1
-done
-if [[ -z $server_status ]]; then
-  echo "run_demo.sh: the server did not exit within 10 s of SIGTERM; killed" >&2
-  kill -KILL "$server_pid" 2>/dev/null || true
-  server_status=1
-fi
-server_pid=
+stop_server TERM
+server_status=${server_status:-1}  # empty: still running after 10 s, killed
 echo "server exited with status $server_status after SIGTERM"
 if [[ $client_status -ne 0 ]]; then exit "$client_status"; fi
 exit "$server_status"

@@ -148,21 +148,8 @@ rss_after=$(rss_kib)
 connections_after=$(( $(field connections "$stats") - 1 ))
 waits_after=$(field pending_waits "$stats")
 
-kill -TERM "$server_pid"
-server_status=
-for _ in $(seq 100); do  # at most 10 s
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    wait "$server_pid" && server_status=0 || server_status=$?
-    break
-  fi
-  sleep 0.1
-done
-if [[ -z $server_status ]]; then
-  kill -KILL "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_status="none (still running 10 s after SIGTERM; killed)"
-fi
-server_pid=
+stop_server TERM
+server_status=${server_status:-"none (still running 10 s after SIGTERM; killed)"}
 
 if command -v gnuplot >/dev/null; then
   gnuplot <<EOF || echo "soak: gnuplot failed; no plot"

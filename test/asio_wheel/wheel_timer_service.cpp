@@ -7,7 +7,7 @@
 // timer keeping run() alive exactly while a wait is pending, and the handlers that did not run
 // being destroyed with the context, and the hook of a per-operation timeout (hooked_wait_op)
 // running once when the service decides it. What the service makes of each concurrency hint is tested
-// in concurrency_hints.cpp.
+// in detail/asio_scheduler.cpp.
 #include "wheel_test_support.hpp"
 
 #include <atomic>

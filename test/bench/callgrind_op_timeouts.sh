@@ -29,18 +29,15 @@
 # the vDSO's few dozen. Writes OUT_DIR/callgrind.out.* and
 # OUT_DIR/callgrind_summary.txt (also printed). Takes about 15 s.
 #
-set -eu
+# shellcheck source=bench_support.sh
+. "$(dirname "$0")/bench_support.sh"
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 BENCH_PROGRAM OUT_DIR" >&2
-  exit 2
-fi
+[ $# -eq 2 ] || usage "BENCH_PROGRAM OUT_DIR"
 program=$1
 out_dir=$2
-command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (Debian: valgrind)" >&2; exit 1; }
-command -v callgrind_annotate >/dev/null 2>&1 || { echo "callgrind_annotate not found" >&2; exit 1; }
-mkdir -p "$out_dir"
-rm -f "$out_dir"/callgrind.out.*
+require_tool valgrind valgrind
+require_tool callgrind_annotate valgrind
+callgrind_out_dir "$out_dir"
 
 pairs=100000
 reissues=20000
@@ -50,17 +47,10 @@ valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.w8.%p" \
   "$program" --sizes 2000 --reps 1 --reissues $reissues --warmup 5000 \
   > "$out_dir/callgrind_w8.txt" 2> "$out_dir/callgrind_w8.log"
 
-# label<TAB>instructions of every dump the client requests made
+# label<TAB>instructions<TAB>file of every dump the client requests of KIND made
 # (callgrind.out.KIND.PID.PART; the PID-only files are the ends of the
 # processes, the peer's included).
-sections() {
-  for f in "$out_dir"/callgrind.out.$1.*.*; do
-    [ -f "$f" ] || continue
-    label=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
-    ir=$(sed -n 's/^summary: //p' "$f")
-    printf '%s\t%s\t%s\n' "$label" "$ir" "$f"
-  done
-}
+sections() { callgrind_dumps "$out_dir"/callgrind.out."$1".*.*; }
 
 # Inclusive instructions per operation of the functions matching PATTERN.
 inclusive() { # file pattern count

@@ -25,19 +25,17 @@
 # OUT_DIR/callgrind_cells.txt (the program's own output) and
 # OUT_DIR/callgrind_summary.txt (also printed). About a minute a cell.
 #
-set -eu
+# shellcheck source=bench_support.sh
+. "$(dirname "$0")/bench_support.sh"
 
-if [ $# -lt 2 ] || [ $(( $# % 2 )) -ne 0 ]; then
-  echo "usage: $0 BENCH_PROGRAM OUT_DIR [N T]..." >&2
-  exit 2
-fi
+if [ $# -lt 2 ] || [ $(( $# % 2 )) -ne 0 ]; then usage "BENCH_PROGRAM OUT_DIR [N T]..."; fi
 program=$1
 out_dir=$2
 shift 2
 [ $# -gt 0 ] || set -- 10000 30s 100000 5min 1000000 1h
-command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (Debian: valgrind)" >&2; exit 1; }
-mkdir -p "$out_dir"
-rm -f "$out_dir"/callgrind.out.* "$out_dir/callgrind_cells.txt"
+require_tool valgrind valgrind
+callgrind_out_dir "$out_dir"
+rm -f "$out_dir/callgrind_cells.txt"
 
 # A cell whose program fails a check still gives its counts; the status says
 # so at the end. (Under valgrind on a busy machine the loop falls behind real
@@ -60,12 +58,7 @@ done
   echo
   echo "| cell | side | expiries | instructions per expiry | side : steady_timer |"
   echo "|---|---|---:|---:|---:|"
-  for f in "$out_dir"/callgrind.out.*.*.*; do
-    [ -f "$f" ] || continue
-    label=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
-    ir=$(sed -n 's/^summary: //p' "$f")
-    printf '%s\t%s\n' "$label" "$ir"
-  done | awk -F'\t' '
+  callgrind_dumps "$out_dir"/callgrind.out.*.*.* | awk -F'\t' '
     { split($1, f, " "); cell = f[2] " " f[3]; side = f[4];
       e = f[5]; sub(/^expiries=/, "", e);
       if (!(cell in seen)) { seen[cell] = 1; cells[++k] = cell }

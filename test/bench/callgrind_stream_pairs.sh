@@ -10,17 +10,14 @@
 # its write is in both counts). Writes OUT_DIR/callgrind.out.* and
 # OUT_DIR/callgrind_stream_pairs.txt (also printed). Takes about 30 s.
 #
-set -eu
+# shellcheck source=bench_support.sh
+. "$(dirname "$0")/bench_support.sh"
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 BENCH_STREAM_PAIRS OUT_DIR" >&2
-  exit 2
-fi
+[ $# -eq 2 ] || usage "BENCH_STREAM_PAIRS OUT_DIR"
 program=$1
 out_dir=$2
-command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (Debian: valgrind)" >&2; exit 1; }
-mkdir -p "$out_dir"
-rm -f "$out_dir"/callgrind.out.*
+require_tool valgrind valgrind
+callgrind_out_dir "$out_dir"
 reads=20000
 valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.%p" \
   "$program" --reads $reads > "$out_dir/stream_pairs.txt" 2> "$out_dir/stream_pairs.log"
@@ -30,11 +27,7 @@ valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.%p" \
   echo
   echo "| way | others pending | untimed | timed | timed minus untimed (one arm + withdraw) |"
   echo "|---|---:|---:|---:|---:|"
-  for f in "$out_dir"/callgrind.out.*.*; do
-    label=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
-    ir=$(sed -n 's/^summary: //p' "$f")
-    printf '%s\t%s\n' "$label" "$ir"
-  done | awk -F'\t' -v n=$reads '
+  callgrind_dumps "$out_dir"/callgrind.out.*.* | awk -F'\t' -v n=$reads '
     {
       split($1, a, ", "); split(a[1], w, " "); way = w[1]; kind = w[2]; others = a[2]
       key = way "\t" others; per[key, kind] = $2 / n; keys[key] = 1

@@ -35,16 +35,12 @@
 # no CMakeCache.txt; only the four programs are built. Needs wrk (Debian
 # package wrk; scripts/install-deps --bench). About 6 minutes with defaults.
 #
-set -eu
+# shellcheck source=bench_support.sh
+. "$(dirname "$0")/bench_support.sh"
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 BUILD_DIR OUT_DIR" >&2
-  exit 2
-fi
+[ $# -eq 2 ] || usage "BUILD_DIR OUT_DIR"
 build_dir=$1
 out_dir=$2
-script_dir=$(cd "$(dirname "$0")" && pwd)
-repo_dir=$(cd "$script_dir/../.." && pwd)
 connections=${W9_CONNECTIONS:-1000 10000}
 pairs=${W9_PAIRS:-3}
 seconds=${W9_SECONDS:-10}
@@ -52,11 +48,8 @@ idle_connections=${W9_IDLE:-10000}
 idle_reps=${W9_IDLE_REPS:-3}
 smoke=${W9_SMOKE:-false}   # true: tiny sizes (CTest), verdicts n/a
 
-command -v wrk >/dev/null 2>&1 || { echo "$0: wrk not found (Debian: apt-get install wrk, or scripts/install-deps --bench)" >&2; exit 1; }
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S "$repo_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DASIO_WHEEL_BUILD_BENCHMARKS=ON
-fi
+require_tool wrk "apt-get install wrk, or scripts/install-deps --bench"
+configure_if_new "$build_dir"
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[^=]*=//p' "$build_dir/CMakeCache.txt")
 if [ "$smoke" != true ] && [ "$build_type" != Release ] && [ "$build_type" != RelWithDebInfo ]; then
   echo "$0: $build_dir is a $build_type build; W9 measures an optimised one (Release, -O2 -DNDEBUG)" >&2
@@ -76,13 +69,7 @@ for program in "$example_dir/http_keepalive" "$example_dir/http_keepalive_beast"
   [ -x "$program" ] || { echo "$0: $program is not built" >&2; exit 1; }
 done
 mkdir -p "$out_dir"
-tmp=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+make_tmp
 # wrk and the server each hold N sockets.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 if [ "$(ulimit -n)" -lt $((idle_connections + 64)) ]; then
@@ -102,28 +89,14 @@ record() { # impl n metric value [run]
     "$1" "$2" "$3" "$4" "${5:+\"run\":$5,}" "$smoke" >> "$records"
 }
 ways="beast wheel untimed socket"
-command_of() { # way: the server's command line, less the common flags
-  case $1 in
-    beast) echo "$example_dir/http_keepalive_beast" ;;
-    wheel) echo "$example_dir/http_keepalive" ;;
-    untimed) echo "$example_dir/http_keepalive --no-timeout" ;;
-    socket) echo "$example_dir/http_keepalive_no_timeout" ;;
-  esac
-}
 
 # start_server IMPL: starts it on a free port; sets server_pid and port.
 start_server() {
   rm -f "$tmp/server.out"
   # shellcheck disable=SC2046
-  $(command_of "$1") --port 0 --threads 1 --idle-timeout 30s > "$tmp/server.out" 2> "$tmp/server.err" &
+  $(http_command "$1") --port 0 --threads 1 --idle-timeout 30s > "$tmp/server.out" 2> "$tmp/server.err" &
   server_pid=$!
-  i=0
-  until [ -s "$tmp/server.out" ]; do
-    i=$((i + 1))
-    if [ $i -gt 100 ]; then echo "$0: $1 server printed nothing in 5 s" >&2; cat "$tmp/server.err" >&2; exit 1; fi
-    sleep 0.05
-  done
-  port=$(head -n 1 "$tmp/server.out" | sed 's/.*://')
+  wait_for_port "$tmp/server.out" "$tmp/server.err" 5 "$1 server"
 }
 stop_server() {
   kill -INT "$server_pid"
@@ -140,7 +113,7 @@ range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 say "W9 HTTP keep-alive server under wrk: $(nproc) cores, load average before $(cut -d' ' -f1-3 /proc/loadavg)"
-say "revision $(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo unknown), build $build_type, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+say "revision $(revision), build $build_type, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 say ""
 say "load: wrk -t1 -cN -d${seconds}s, server --threads 1; one line per run"
 say "N     round impl     requests  req/s      cpu_s   cpu_us/req  socket_errors"

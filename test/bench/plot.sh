@@ -17,26 +17,18 @@
 # Each measurement is one line of the JSON (bench_support.hpp writes them so),
 # so plain grep/sed extract them; no JSON tool is needed.
 #
-set -eu
+# shellcheck source=bench_support.sh
+. "$(dirname "$0")/bench_support.sh"
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 RESULTS_JSON PLOT_DIR" >&2
-  exit 2
-fi
+[ $# -eq 2 ] || usage "RESULTS_JSON PLOT_DIR"
 results=$1
 plot_dir=$2
 mkdir -p "$plot_dir"
-data_dir=$(mktemp -d)
-trap 'rm -rf "$data_dir"' EXIT
+make_tmp
+data_dir=$tmp
 
-# value WORKLOAD IMPL N METRIC: the figure, or "-" when not measured.
-value() {
-  v=$(grep '"kind":"measurement"' "$results" | grep '"smoke":false' \
-    | grep "\"workload\":\"$1\"" | grep "\"impl\":\"$2\"" \
-    | grep "\"n\":$3," | grep "\"metric\":\"$4\"" \
-    | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
-  printf '%s' "${v:--}"
-}
+# value WORKLOAD IMPL N METRIC: the figure of a full-size run, or "-" when not measured.
+value() { grep '"smoke":false' "$results" | pick_measurement "$@"; }
 
 # --- data files ------------------------------------------------------------
 for n in 1000 100000 1000000; do

@@ -22,24 +22,17 @@
 # the open-file limit cannot be raised to N, it puts several reads on each
 # socket and says so in its table (column "reads per socket").
 #
-set -eu
+# shellcheck source=bench_support.sh
+. "$(dirname "$0")/bench_support.sh"
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 BUILD_DIR OUT_DIR" >&2
-  exit 2
-fi
+[ $# -eq 2 ] || usage "BUILD_DIR OUT_DIR"
 build_dir=$1
 out_dir=$2
-script_dir=$(cd "$(dirname "$0")" && pwd)
-repo_dir=$(cd "$script_dir/../.." && pwd)
 # An entry PROGRAM:T runs PROGRAM with --threads T (W3 and W6 with 2 threads),
 # its report going to PROGRAM_T_threads.json.
 programs="bench_churn bench_churn_libev bench_churn_libevent bench_clock_reads bench_storm bench_storm:2 bench_idle_fleet bench_memory bench_fairness bench_fairness:2 bench_threads bench_threads_locks bench_op_timeouts bench_op_timeouts_newer_asio bench_steady_fleet"
 
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S "$repo_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DASIO_WHEEL_BUILD_BENCHMARKS=ON
-fi
+configure_if_new "$build_dir"
 # Build only the benchmark targets; the C peers exist only when CMake found
 # their library (test/bench/CMakeLists.txt).
 cache=$build_dir/CMakeCache.txt
@@ -110,7 +103,7 @@ compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' "$build_dir/CMakeCache.txt")
 compiler_version=$("${compiler:-c++}" --version | head -n 1)
 boost_version=$(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp 2>/dev/null || true)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-revision=$(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo "unknown")
+revision=$(revision)
 {
   printf '{"machine":{"cpu":"%s","cores":%s,"kernel":"%s","compiler":"%s","boost":"%s","load_average_after":"%s"},\n' \
     "$(json_string "$cpu")" "$cores" "$(json_string "$kernel")" \
@@ -131,13 +124,7 @@ revision=$(git -C "$repo_dir" describe --always --dirty 2>/dev/null || echo "unk
 # --- the tables of doc/benchmarks.md ---------------------------------------
 # Every measurement is one line of results.json; value() picks one figure
 # ("-" when it was not measured), fmt() rounds it for the table.
-value() { # workload impl n metric
-  v=$(grep '"kind":"measurement"' "$out_dir/results.json" \
-    | grep "\"workload\":\"$1\"" | grep "\"impl\":\"$2\"" \
-    | grep "\"n\":$3," | grep "\"metric\":\"$4\"" \
-    | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
-  printf '%s' "${v:--}"
-}
+value() { pick_measurement "$@" < "$out_dir/results.json"; } # workload impl n metric
 fmt() { # value [decimals]
   case $1 in -) printf '-' ;; *) awk -v v="$1" -v d="${2:-1}" 'BEGIN { printf "%.*f", d, v }' ;; esac
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """make_corpus.py: writes the seed corpus of timer_ops_fuzzer into corpus/ (next to this file).
 
-Each file is a small program in the byte format of test/model/timer_ops.hpp: byte 0 the wheel
-configuration (bit 4: the wall clock, which step_clock moves either way; bits 5-7: the
+Each file is a small program in the byte format of test/model/timer_ops_encoding.hpp: byte 0
+the wheel configuration (bit 4: the wall clock, which step_clock moves either way; bits 5-7: the
 context's tolerance, an index into tolerance_fractions), then 4 bytes per operation (kind,
 timer | other << 3, amount as little-endian int16 in sixteenths of a tick; 32767 and -32768
 stand for the clock's max and min, for step_clock the two far steps, and for set_tolerance

@@ -1,6 +1,6 @@
 // timer_ops_fuzzer.cpp: the libFuzzer target (doc/reliability.md, section 2). The input bytes
-// are a program in the operation language of test/model/timer_ops.hpp (byte 0 the wheel
-// configuration, then 4 bytes per operation); the program runs against real
+// are a program in the operation language of test/model/timer_ops_encoding.hpp (byte 0 the
+// wheel configuration, then 4 bytes per operation); the program runs against real
 // basic_wheel_timer objects on a manual clock (manual_clock, or manual_wall_clock, which
 // steps back and forth, when bit 4 of byte 0 is set; bits 5-7 pick the context's tolerance)
 // and the reference model, exactly as in the randomized model test, and any disagreement
@@ -8,7 +8,9 @@
 // -fsanitize=fuzzer,address,undefined when ASIO_WHEEL_BUILD_FUZZERS=ON; otherwise
 // corpus_replay.cpp supplies a main() that runs the seed corpus through the same function, so
 // the corpus stays valid in every build.
-#include "../model/timer_ops.hpp"
+#include "../model/timer_ops_encoding.hpp"
+#include "../model/timer_ops_model.hpp"
+#include "../model/timer_ops_printing.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // most 1024 ops * 2048 ticks of 1 ms, about 2e12 ns, and it starts at 1e18 ns of the 9.2e18
   // an int64 holds: millions of inputs. Should a very long campaign get near the end anyway,
   // skip inputs rather than report an overflow as a library bug. (The wall clock is set back
-  // to the same start by every input that uses it: timer_ops.hpp, wall_clock_start_ns.)
+  // to the same start by every input that uses it: timer_ops_model.hpp, wall_clock_start_ns.)
   constexpr std::int64_t clock_headroom = 4'000'000'000'000;
   if (asio_wheel_model::manual_clock::now().time_since_epoch().count()
       > (std::numeric_limits<std::int64_t>::max)() - clock_headroom)

@@ -1,7 +1,8 @@
 // model_test.cpp: the randomized model test. Thousands of seeds each generate a program of
-// timer operations (timer_ops.hpp) that runs against real basic_wheel_timer objects on a manual
-// clock and against the reference model side by side: odd seeds on manual_clock (steady), even
-// seeds on manual_wall_clock, whose programs also step the clock back and forth (step_clock).
+// timer operations (timer_ops_encoding.hpp) that runs against real basic_wheel_timer objects
+// on a manual clock and against the reference model (timer_ops_model.hpp) side by side: odd
+// seeds on manual_clock (steady), even seeds on manual_wall_clock, whose programs also step
+// the clock back and forth (step_clock).
 // Half of the seeds, on either clock, also use tolerances (a context tolerance, set_tolerance
 // ops, or both: add_tolerance), which let waits complete late within a window.
 // A failing seed is delta-debugged down to the shortest program that still fails the same way,
@@ -15,7 +16,9 @@
 #define BOOST_TEST_MODULE asio_wheel_model_test
 #include <boost/test/unit_test.hpp>
 
-#include "timer_ops.hpp"
+#include "timer_ops_encoding.hpp"
+#include "timer_ops_model.hpp"
+#include "timer_ops_printing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -61,7 +64,7 @@ std::int32_t random_expiry_amount(std::mt19937_64& rng, std::size_t slots)
 
 // Steps of the wall clock, mostly back (forward is what advance does): within the tick, a few
 // ticks, more than a revolution; now and then forward, nothing, or the two far steps (to just
-// before the service's origin, to 10 revolutions after it: timer_ops.hpp).
+// before the service's origin, to 10 revolutions after it: timer_ops_encoding.hpp).
 std::int32_t random_step_amount(std::mt19937_64& rng, std::size_t slots)
 {
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
@@ -194,7 +197,7 @@ program make_program(std::uint64_t seed)
     op.timer = static_cast<std::uint8_t>(rng() % timer_count);
     op.other = static_cast<std::uint8_t>(rng() % 32);
     if (op.kind == op_kind::step_clock && rng() % 3 == 0)
-      op.other |= 3;  // in the middle of an advance (timer_ops.hpp) more often than 1 in 4
+      op.other |= 3;  // in the middle of an advance (timer_ops_encoding.hpp) more often than 1 in 4
 
     op.amount = (op.kind == op_kind::advance || op.kind == op_kind::advance_in_steps)
         ? random_advance_amount(rng, p.config.slots)
@@ -215,7 +218,7 @@ program make_program(std::uint64_t seed)
 }
 
 // Delta debugging (Zeller's ddmin): the shortest subsequence of ops found that still fails
-// with the same category. Every subsequence is a valid program (timer_ops.hpp), and each
+// with the same category. Every subsequence is a valid program (timer_ops_encoding.hpp), and each
 // candidate runs from a fresh io_context, so the search is deterministic. Bounded in runs.
 template <typename StillFails>
 std::vector<timer_op> minimise(std::vector<timer_op> ops, StillFails&& fails)
@@ -419,7 +422,7 @@ BOOST_AUTO_TEST_CASE(minimiser_finds_the_two_ops_that_matter)
   BOOST_TEST((shortest[1].kind == op_kind::destroy && shortest[1].timer == 3));
 }
 
-// The fuzzer's byte format (timer_ops.hpp) carries every program the generator makes.
+// The fuzzer's byte format (timer_ops_encoding.hpp) carries every program the generator makes.
 BOOST_AUTO_TEST_CASE(byte_encoding_round_trips)
 {
   const program p = make_program(12345);

@@ -6,7 +6,7 @@
 // `template <class, class, class> friend class basic_stream;` (boost/beast/core/rate_policy.hpp,
 // the same in Beast 1.81, 1.87 and 1.90). Ours has no such friendship: it goes through an
 // explicit specialization of boost::beast::basic_stream, basic_stream<rate_policy_key, void,
-// void> (asio_wheel::beast::detail::rate_access in include/asio_wheel/beast/basic_stream.hpp),
+// void> (asio_wheel::beast::detail::rate_access in include/asio_wheel/beast/detail/rate_policy_access.hpp),
 // which is a friend only because that declaration befriends every specialization of the
 // template. Should a Beast change the declaration (befriend only its own specializations,
 // drop or rename a member), this file stops compiling with a message that says so, instead of
@@ -111,7 +111,7 @@ static_assert(probe::reaches<private_policy>,
     "of boost::beast::basic_stream (template <class, class, class> friend class basic_stream), "
     "or no longer has the members asio_wheel::beast::detail::rate_access calls: "
     "asio_wheel::beast::basic_stream cannot reach the rate policy that way; see "
-    "boost/beast/core/rate_policy.hpp and include/asio_wheel/beast/basic_stream.hpp");
+    "boost/beast/core/rate_policy.hpp and include/asio_wheel/beast/detail/rate_policy_access.hpp");
 // Ours is that specialization of that template.
 static_assert(std::is_same<asio_wheel::beast::detail::rate_access,
     boost::beast::basic_stream<asio_wheel::beast::detail::rate_policy_key, void, void>>::value);

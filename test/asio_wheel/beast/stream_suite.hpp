@@ -7,8 +7,8 @@
 // small real timeouts (50-300 ms) and asserts only on error codes and the
 // order of events, never on how long something took. Every run is bounded
 // with run_for so that nothing hangs.
-#ifndef ASIO_WHEEL_TEST_BEAST_STREAM_SUITE_HPP
-#define ASIO_WHEEL_TEST_BEAST_STREAM_SUITE_HPP
+#ifndef ASIO_WHEEL_TEST_ASIO_WHEEL_BEAST_STREAM_SUITE_HPP
+#define ASIO_WHEEL_TEST_ASIO_WHEEL_BEAST_STREAM_SUITE_HPP
 
 #include <asio_wheel/beast.hpp>
 
@@ -134,4 +134,4 @@ inline const error_code timeout_ec = bb::error::timeout;
 
 } // namespace beast_suite
 
-#endif // ASIO_WHEEL_TEST_BEAST_STREAM_SUITE_HPP
+#endif // ASIO_WHEEL_TEST_ASIO_WHEEL_BEAST_STREAM_SUITE_HPP

@@ -1,14 +1,20 @@
-// concurrency_hints.cpp: the wheel service under every kind of io_context concurrency hint:
-// the default, 1, 2, and the special hints UNSAFE, UNSAFE_IO and SAFE. For each, how the
-// service reads the hint (asio_wheel::detail::threading_of, in
-// include/asio_wheel/detail/asio_scheduler.hpp: locking, and whether at most one thread runs
-// the context), and on the manual clock that waits expire in order, exactly once and never
-// early, that cancel() and expires_after() abort with operation_aborted and that
-// reschedule_after() moves a wait without aborting it. For the hints that let several threads
-// run one context (the default, 2, SAFE), io_context::run() on two threads while both threads
-// arm timers: every handler runs exactly once, with the result its wait must have.
+//
+// test/asio_wheel/detail/asio_scheduler.cpp
+//
+// Tests of the scheduler hooks (include/asio_wheel/detail/asio_scheduler.hpp): the wheel
+// service under every kind of io_context concurrency hint: the default, 1, 2, and the special
+// hints UNSAFE, UNSAFE_IO and SAFE. For each, how the service reads the hint
+// (asio_wheel::detail::threading_of: locking, and whether at most one thread runs the
+// context), and on the manual clock that waits expire in order, exactly once and never early,
+// that cancel() and expires_after() abort with operation_aborted and that reschedule_after()
+// moves a wait without aborting it. For the hints that let several threads run one context
+// (the default, 2, SAFE), io_context::run() on two threads while both threads arm timers:
+// every handler runs exactly once, with the result its wait must have.
 // (The abort_order tests of wheel_timer_service.cpp run with all six hints too.)
-#include "wheel_test_support.hpp"
+//
+// Part of asio_wheel_service_test (test/asio_wheel/CMakeLists.txt), whose manual-clock
+// scaffolding it shares.
+#include "../wheel_test_support.hpp"
 
 #include <asio_wheel/detail/asio_scheduler.hpp>
 

@@ -1,16 +1,10 @@
-// timer_ops.hpp: the operation language of the randomized model test and of the libFuzzer
-// target, a reference model of what basic_wheel_timer must do, and the runner that executes a
-// program of operations against real timers and the model side by side.
 //
-// A program is a wheel configuration plus a list of operations on a handful of timer objects
-// (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy, tolerance)
-// and on a manual clock (advance, advance in steps, step either way). The configuration picks
-// the clock: manual_clock (steady: it only goes forward) or manual_wall_clock (not steady: it
-// can step back, as system_clock does), and the context's tolerance (wheel_options::tolerance,
-// a fraction of each wait's length). Every operation is defined for every state (an operation
-// on a timer that does not exist is skipped, a step of a steady clock too), so any subsequence
-// of a program is a program: that is what lets the model test delta-debug a failing program
-// down to a few ops and lets the fuzzer mutate bytes freely.
+// test/model/timer_ops_model.hpp
+//
+// The reference model of what basic_wheel_timer must do, and the runner that executes a
+// program of operations (timer_ops_encoding.hpp) against real timers on a manual clock and
+// the model side by side: run_program, which returns the first disagreement (a failure) or
+// nothing, and fills a run_summary of what the program exercised.
 //
 // The model is exact because the io_context is run until quiescent (settle()) after every
 // operation: then every wait the model calls pending is not yet due, so the counts returned by
@@ -19,10 +13,9 @@
 // choice (a clock that is not steady, a wait with a tolerance: see settle_and_check), the model
 // follows what it chose, as its handlers show after the settle, and checks that the choice was
 // legal; the counts of later calls then follow from that choice.
-//
-// Shared by test/model/model_test.cpp (random programs from seeds) and
-// test/fuzz/timer_ops_fuzzer.cpp (programs decoded from fuzzer bytes).
 #pragma once
+
+#include "timer_ops_encoding.hpp"
 
 #include "../asio_wheel/manual_clock.hpp"
 #include "../test_asio.hpp"  // asio::, error_code of the flavour
@@ -35,7 +28,7 @@
 // spellings (BOOST_ASIO_DISABLE_TIMERFD, and ASIO_DISABLE_TIMERFD for standalone Asio). The
 // io_uring reactor has no timerfd; settle() makes it look at its timer queues first
 // (look_at_timers_now, ../asio_wheel/manual_clock.hpp).
-# error "timer_ops.hpp needs (BOOST_)ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
+# error "timer_ops_model.hpp needs (BOOST_)ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
 #endif
 
 #include <array>
@@ -76,265 +69,12 @@ using service_type = basic_service_type<manual_clock>;
 using time_point = manual_clock::time_point;
 using duration = manual_clock::duration;  // manual_wall_clock's is the same type
 
-// Timer objects a program can name. Few, so that random programs hit the same timer often.
-inline constexpr std::size_t timer_count = 6;
-
-// Amounts of time are counted in sixteenths of a tick: expiries land exactly on tick boundaries
-// (every 16th value) as often as strictly inside a tick, the two cases the wheel rounds
-// differently. These two values stand for the extremes of the clock instead.
-inline constexpr std::int32_t far_future = 32767;   // time_point::max() / duration::max()
-inline constexpr std::int32_t far_past = -32768;    // time_point::min() / duration::min()
-inline constexpr std::int64_t units_per_tick = 16;
-
-enum class op_kind : std::uint8_t
-{
-  create,            // timer `timer` = new timer; `other` % 3 picks the constructor
-  async_wait,        // timer.async_wait(record the completion); odd `other`: with a
-                     // cancellation slot (bind_cancellation_slot) of its own
-  cancel,            // timer.cancel()
-  cancel_one,        // timer.cancel_one()
-  expires_at,        // timer.expires_at(now + amount)
-  expires_after,     // timer.expires_after(amount)
-  reschedule_at,     // timer.reschedule_at(now + amount)
-  reschedule_after,  // timer.reschedule_after(amount)
-  move_construct,    // timer `timer` = new timer moved from timer `other`
-  move_assign,       // timer `timer` = std::move(timer `other`)
-  destroy,           // timer `timer` is destroyed
-  advance,           // the clock moves forward by |amount|, then the context settles
-  advance_in_steps,  // the same in steps of (other % 4 + 1) sixteenths of a tick, settling after each
-  emit_cancellation, // the cancellation signal of the (other % 8 + 1)-th latest wait emits
-                     // terminal, partial or total (amount % 3); nothing if it had no slot
-  step_clock,        // wall clock only (skipped on the steady one): the clock steps by `amount`
-                     // sixteenths of a tick, either way (negative: back), then the context
-                     // settles; far_past sets it to one clock unit (1 ns) before the service's
-                     // origin (inside tick -1), far_future to exactly far_step_revolutions
-                     // revolutions after the origin (on a tick boundary). other % 4 == 3: in
-                     // the middle of an advance: first the clock advances by 4 * ((other >> 2)
-                     // % 4 + 1) ticks and the context runs one handler (the drive timer's, which
-                     // starts a pass over the wheel that a small slice budget leaves
-                     // unfinished), then the step, then (other & 16) timer `timer`, if it
-                     // exists and the model has no wait pending on it, starts a wait (in the
-                     // pass, if one is still in progress), then the settle
-  set_tolerance,     // timer.tolerance(|amount| sixteenths of a tick); far_future:
-                     // duration::max(); far_past: a negative tolerance (-1 ns), which must
-                     // throw std::invalid_argument and change nothing
-  kind_count
-};
-
-struct timer_op
-{
-  op_kind kind = op_kind::advance;
-  std::uint8_t timer = 0;   // < timer_count
-  std::uint8_t other = 0;   // move source, constructor choice or step size
-  std::int32_t amount = 0;  // sixteenths of a tick, or far_future / far_past
-};
-
-struct wheel_config
-{
-  std::size_t slots = 16;                       // small: a revolution is only 8 or 16 ticks
-  std::size_t max_completions_per_slice = 256;  // small values exercise the fairness slices
-  bool single_thread_hint = false;              // io_context(1) takes Asio's one-thread paths
-  bool wall_clock = false;                      // manual_wall_clock (can step back), not
-                                                // manual_clock
-  std::size_t tolerance = 0;                    // wheel_options::tolerance: the fraction
-                                                // tolerance_fractions[tolerance]
-};
-
-// The context tolerances a program can have (wheel_options::tolerance), as num / den. Zero or
-// powers of two only: the library multiplies the whole ticks of a wait's length by the fraction
-// (a double) and rounds down, which for these is exact and equals rounding the fraction of the
-// length itself down to whole ticks (floor(floor(x) / n) == floor(x / n)), the tolerance the
-// model computes. Index 0 (no tolerance) must stay first: it is what bits 5-7 of a byte 0
-// written before tolerances existed decode to.
-struct tolerance_fraction
-{
-  std::int64_t num;
-  std::int64_t den;
-};
-inline constexpr tolerance_fraction tolerance_fractions[] = {
-  {0, 1}, {1, 64}, {1, 4}, {1, 1}, {1, 2}, {1, 8}, {1, 16}, {1, 32}};
-inline constexpr std::size_t tolerance_count = std::size(tolerance_fractions);
-static_assert(tolerance_count == 8, "byte 0 carries the tolerance in 3 bits");
-
-inline constexpr std::chrono::nanoseconds model_tick = std::chrono::milliseconds(1);
-
-// step_clock with far_future: the clock is set to this many revolutions after the origin.
-inline constexpr std::int64_t far_step_revolutions = 10;
-
 // Where a program on the wall clock starts: manual_wall_clock is set here before its service is
 // made, so every wall-clock program starts from the same time (runs are independent of each
 // other, and the clock stays far inside int64 however many programs step it: one program moves
 // it by at most 1024 ops * 2048 ticks of 1 ms, about 2e12 ns). Off any round number, as
 // manual_clock's start.
 inline constexpr std::int64_t wall_clock_start_ns = 1'000'000'000'000'123'457;
-
-// advance_in_steps covers at most this many revolutions, so one op costs at most a few hundred
-// settles however large its amount.
-inline constexpr std::int64_t max_stepped_revolutions = 2;
-
-// ---------------------------------------------------------------------------------------------
-// Bytes <-> programs (the fuzzer's input format, also used to write the seed corpus):
-// byte 0: configuration (bit 0: 8 or 16 slots; bits 1-2: slice budget 1, 2, 3 or 256; bit 3:
-// io_context(1); bit 4: the wall clock; bits 5-7: the context's tolerance, an index into
-// tolerance_fractions); then 4 bytes per operation: kind (modulo kind_count), timer (bits 0-2)
-// and other (bits 3-7), and the amount as a little-endian int16. Trailing bytes that do not
-// make a whole op are ignored. (Bit 4 and step_clock, then bits 5-7 and set_tolerance came
-// last: inputs written before them decode as before, on the steady clock, without tolerance.)
-
-inline constexpr std::size_t bytes_per_op = 4;
-inline constexpr std::size_t max_program_ops = 1024;  // keeps one fuzz input fast
-
-inline wheel_config decode_config(std::uint8_t b)
-{
-  static constexpr std::size_t budgets[] = {1, 2, 3, 256};
-  wheel_config c;
-  c.slots = (b & 1) ? 8 : 16;
-  c.max_completions_per_slice = budgets[(b >> 1) & 3];
-  c.single_thread_hint = (b & 8) != 0;
-  c.wall_clock = (b & 16) != 0;
-  c.tolerance = static_cast<std::size_t>(b >> 5);
-  return c;
-}
-
-inline std::uint8_t encode_config(const wheel_config& c)
-{
-  std::uint8_t b = c.slots == 8 ? 1 : 0;
-  const std::size_t budget = c.max_completions_per_slice;
-  b |= static_cast<std::uint8_t>((budget == 1 ? 0 : budget == 2 ? 1 : budget == 3 ? 2 : 3) << 1);
-  if (c.single_thread_hint)
-    b |= 8;
-  if (c.wall_clock)
-    b |= 16;
-  b |= static_cast<std::uint8_t>((c.tolerance % tolerance_count) << 5);
-  return b;
-}
-
-inline timer_op decode_op(const std::uint8_t* p)
-{
-  timer_op op;
-  op.kind = static_cast<op_kind>(p[0] % static_cast<unsigned>(op_kind::kind_count));
-  op.timer = static_cast<std::uint8_t>((p[1] & 7) % timer_count);
-  op.other = static_cast<std::uint8_t>(p[1] >> 3);
-  op.amount = static_cast<std::int16_t>(static_cast<std::uint16_t>(p[2] | (p[3] << 8)));
-  return op;
-}
-
-inline std::vector<timer_op> decode_ops(const std::uint8_t* data, std::size_t size)
-{
-  std::vector<timer_op> ops;
-  for (std::size_t i = 0; i + bytes_per_op <= size && ops.size() < max_program_ops;
-      i += bytes_per_op)
-    ops.push_back(decode_op(data + i));
-  return ops;
-}
-
-inline void encode_op(const timer_op& op, std::vector<std::uint8_t>& out)
-{
-  const auto amount = static_cast<std::uint16_t>(static_cast<std::int16_t>(op.amount));
-  out.push_back(static_cast<std::uint8_t>(op.kind));
-  out.push_back(static_cast<std::uint8_t>((op.timer % timer_count) | ((op.other & 31) << 3)));
-  out.push_back(static_cast<std::uint8_t>(amount & 0xff));
-  out.push_back(static_cast<std::uint8_t>(amount >> 8));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Printing, for failure reports.
-
-inline std::string describe_amount(std::int32_t amount)
-{
-  if (amount == far_future)
-    return "max";
-  if (amount == far_past)
-    return "min";
-  std::ostringstream s;
-  s << (amount < 0 ? "-" : "+") << (amount < 0 ? -static_cast<std::int64_t>(amount) : amount)
-    << "/16 tick";
-  return s.str();
-}
-
-inline std::string describe(const timer_op& op)
-{
-  std::ostringstream s;
-  const std::string t = "t" + std::to_string(op.timer);
-  const std::string o = "t" + std::to_string(op.other % timer_count);
-  switch (op.kind)
-  {
-  case op_kind::create:
-    switch (op.other % 3)
-    {
-    case 0: s << t << " = timer(ex)"; break;
-    case 1: s << t << " = timer(io, now " << describe_amount(op.amount) << ")"; break;
-    default: s << t << " = timer(ex, " << describe_amount(op.amount) << ")"; break;
-    }
-    break;
-  case op_kind::async_wait:
-    s << t << ".async_wait(" << ((op.other & 1) ? "bind_cancellation_slot(sig, h)" : "h") << ")";
-    break;
-  case op_kind::cancel: s << t << ".cancel()"; break;
-  case op_kind::cancel_one: s << t << ".cancel_one()"; break;
-  case op_kind::expires_at: s << t << ".expires_at(now " << describe_amount(op.amount) << ")"; break;
-  case op_kind::expires_after: s << t << ".expires_after(" << describe_amount(op.amount) << ")"; break;
-  case op_kind::reschedule_at: s << t << ".reschedule_at(now " << describe_amount(op.amount) << ")"; break;
-  case op_kind::reschedule_after: s << t << ".reschedule_after(" << describe_amount(op.amount) << ")"; break;
-  case op_kind::move_construct: s << t << " = timer(std::move(" << o << "))"; break;
-  case op_kind::move_assign: s << t << " = std::move(" << o << ")"; break;
-  case op_kind::destroy: s << "destroy " << t; break;
-  case op_kind::advance: s << "advance clock +" << std::abs(op.amount) << "/16 tick"; break;
-  case op_kind::advance_in_steps:
-    s << "advance clock +" << std::abs(op.amount) << "/16 tick (at most "
-      << max_stepped_revolutions << " revolutions)"
-      << " in steps of " << (op.other % 4 + 1) << "/16 tick";
-    break;
-  case op_kind::emit_cancellation:
-  {
-    static const char* const types[] = {"terminal", "partial", "total"};
-    s << "signal of the wait started " << (op.other % 8 + 1) << " waits ago emits "
-      << types[(op.amount % 3 + 3) % 3];
-    break;
-  }
-  case op_kind::step_clock:
-    if (op.other % 4 == 3)
-      s << "wall clock advances " << 4 * ((op.other >> 2) % 4 + 1)
-        << " ticks, one handler runs, then ";
-    if (op.amount == far_past)
-      s << "wall clock set to origin - 1ns";
-    else if (op.amount == far_future)
-      s << "wall clock set to origin + " << far_step_revolutions << " revolutions";
-    else
-      s << "wall clock steps " << (op.amount < 0 ? "back " : "forward ")
-        << std::abs(op.amount) << "/16 tick";
-    if (op.other % 4 == 3 && (op.other & 16) != 0)
-      s << ", then " << t << ".async_wait(h) if it waits for nothing";
-    s << " (skipped on the steady clock)";
-    break;
-  case op_kind::set_tolerance:
-    if (op.amount == far_past)
-      s << t << ".tolerance(-1ns) (must throw)";
-    else if (op.amount == far_future)
-      s << t << ".tolerance(duration::max())";
-    else
-      s << t << ".tolerance(" << std::abs(op.amount) << "/16 tick)";
-    break;
-  default: s << "?"; break;
-  }
-  return s.str();
-}
-
-inline std::string describe(const wheel_config& c)
-{
-  std::ostringstream s;
-  s << "slots=" << c.slots << " tick=1ms max_completions_per_slice="
-    << c.max_completions_per_slice << (c.single_thread_hint ? " io_context(1)" : " io_context()")
-    << (c.wall_clock ? " manual_wall_clock" : " manual_clock");
-  const tolerance_fraction f = tolerance_fractions[c.tolerance % tolerance_count];
-  s << " tolerance=" << f.num;
-  if (f.num != 0 && f.den != 1)
-    s << "/" << f.den;
-  return s.str();
-}
-
-// ---------------------------------------------------------------------------------------------
-// The runner.
 
 struct failure
 {
