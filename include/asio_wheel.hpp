@@ -15,4 +15,4 @@
 #include <asio_wheel/wheel_timer.hpp>
 #include <asio_wheel/cancel_after.hpp>
 
-#endif // ASIO_WHEEL_HPP
+#endif  // ASIO_WHEEL_HPP

@@ -72,8 +72,9 @@
 // (BOOST_)ASIO_DISABLE_EPOLL, the io_uring service. The manual clock's harness needs to know
 // (test/asio_wheel/manual_clock.hpp): io_uring looks at its timer queues only when its own
 // timeout fires or a queue's earliest timer changes, not on every turn. ---------------------
-#if defined(ASIO_WHEEL_STANDALONE) ? defined(ASIO_HAS_IO_URING_AS_DEFAULT) \
-                                   : defined(BOOST_ASIO_HAS_IO_URING_AS_DEFAULT)
+#if defined(ASIO_WHEEL_STANDALONE)                                             \
+    ? defined(ASIO_HAS_IO_URING_AS_DEFAULT)                                    \
+    : defined(BOOST_ASIO_HAS_IO_URING_AS_DEFAULT)
 # define ASIO_WHEEL_TEST_IO_URING 1
 #endif
 
@@ -115,12 +116,16 @@ using asio_wheel::system_error;
 #if defined(ASIO_WHEEL_STANDALONE)
 inline constexpr int concurrency_hint_default = ASIO_CONCURRENCY_HINT_DEFAULT;
 inline constexpr int concurrency_hint_unsafe = ASIO_CONCURRENCY_HINT_UNSAFE;
-inline constexpr int concurrency_hint_unsafe_io = ASIO_CONCURRENCY_HINT_UNSAFE_IO;
+inline constexpr int concurrency_hint_unsafe_io =
+    ASIO_CONCURRENCY_HINT_UNSAFE_IO;
 inline constexpr int concurrency_hint_safe = ASIO_CONCURRENCY_HINT_SAFE;
 #else
-inline constexpr int concurrency_hint_default = BOOST_ASIO_CONCURRENCY_HINT_DEFAULT;
-inline constexpr int concurrency_hint_unsafe = BOOST_ASIO_CONCURRENCY_HINT_UNSAFE;
-inline constexpr int concurrency_hint_unsafe_io = BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO;
+inline constexpr int concurrency_hint_default =
+    BOOST_ASIO_CONCURRENCY_HINT_DEFAULT;
+inline constexpr int concurrency_hint_unsafe =
+    BOOST_ASIO_CONCURRENCY_HINT_UNSAFE;
+inline constexpr int concurrency_hint_unsafe_io =
+    BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO;
 inline constexpr int concurrency_hint_safe = BOOST_ASIO_CONCURRENCY_HINT_SAFE;
 #endif
 
@@ -139,7 +144,7 @@ using asio::as_tuple_t;
 using asio::deferred;
 using asio::prepend;
 #endif
-} // namespace token
+}  // namespace token
 
 // "Boost.Asio 1.26.0" or "standalone Asio 1.22.1": the Asio this test was compiled against.
 inline std::string asio_description()
@@ -150,8 +155,8 @@ inline std::string asio_description()
 #else
   std::string s = "Boost.Asio ";
 #endif
-  return s + std::to_string(v / 100000) + "." + std::to_string(v / 100 % 1000) + "."
-      + std::to_string(v % 100);
+  return s + std::to_string(v / 100000) + "." + std::to_string(v / 100 % 1000)
+      + "." + std::to_string(v % 100);
 }
 
 // What the conformance suite leaves out in this leg because this Asio does not have it (empty:
@@ -163,10 +168,12 @@ inline std::string tokens_left_out()
   s += "consign (no asio/consign.hpp), ";
 #endif
 #if !defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
-  s += "co_await of a deferred operation (awaitable_frame has no await_transform for it), ";
+  s += "co_await of a deferred operation (awaitable_frame has no "
+       "await_transform for it), ";
 #endif
 #if !defined(ASIO_WHEEL_TEST_HAS_YIELD_CONTEXT)
-  s += "yield_context (standalone spawn needs Boost.Coroutine or Boost.Context), ";
+  s += "yield_context (standalone spawn needs Boost.Coroutine or "
+       "Boost.Context), ";
 #endif
   if (!s.empty())
     s.erase(s.size() - 2);
@@ -177,12 +184,14 @@ inline std::string tokens_renamed()
 {
   std::string s;
 #if defined(ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL)
-  s += "deferred, as_tuple, append, prepend are tested as asio::experimental::deferred etc.,"
+  s += "deferred, as_tuple, append, prepend are tested as "
+       "asio::experimental::deferred etc.,"
        " the only spelling this Asio has; ";
 #endif
 #if !defined(ASIO_WHEEL_TEST_DETACHED_DEFAULT_ON_ANY_IO_EXECUTOR)
   s += "detached_t::as_default_on is tested on timers whose executor is"
-       " io_context::executor_type, not any_io_executor, which this compiler rejects"
+       " io_context::executor_type, not any_io_executor, which this compiler "
+       "rejects"
        " (chriskohlhoff/asio#813); ";
 #endif
   if (!s.empty())
@@ -190,4 +199,4 @@ inline std::string tokens_renamed()
   return s;
 }
 
-} // namespace asio_wheel_test
+}  // namespace asio_wheel_test

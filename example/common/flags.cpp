@@ -11,84 +11,124 @@
 
 namespace example_common {
 
-std::chrono::nanoseconds parse_duration(const std::string& flag, const std::string& text) {
+std::chrono::nanoseconds parse_duration(
+    const std::string& flag, const std::string& text)
+{
   const auto bad = [&] {
-    return usage_error(flag + ": expected a duration with a unit (e.g. 30s, 250ms), got \"" + text + "\"");
+    return usage_error(flag
+        + ": expected a duration with a unit (e.g. 30s, 250ms), got \"" + text
+        + "\"");
   };
   std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 12) throw bad();  // 12 digits: no overflow even in ns of minutes
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 12)
+    throw bad();  // 12 digits: no overflow even in ns of minutes
   const std::int64_t n = std::stoll(text.substr(0, digits));
   const std::string unit = text.substr(digits);
   using namespace std::chrono;
-  if (unit == "ns") return nanoseconds(n);
-  if (unit == "us") return microseconds(n);
-  if (unit == "ms") return milliseconds(n);
-  if (unit == "s") return seconds(n);
-  if (unit == "m") return minutes(n);
+  if (unit == "ns")
+    return nanoseconds(n);
+  if (unit == "us")
+    return microseconds(n);
+  if (unit == "ms")
+    return milliseconds(n);
+  if (unit == "s")
+    return seconds(n);
+  if (unit == "m")
+    return minutes(n);
   throw bad();
 }
 
-std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t min,
-                          std::uint64_t max) {
+std::uint64_t parse_count(const std::string& flag, const std::string& text,
+    std::uint64_t min, std::uint64_t max)
+{
   const auto bad = [&] {
-    return usage_error(flag + ": expected an integer in [" + std::to_string(min) + ", " +
-                       std::to_string(max) + "], got \"" + text + "\"");
+    return usage_error(flag + ": expected an integer in [" + std::to_string(min)
+        + ", " + std::to_string(max) + "], got \"" + text + "\"");
   };
-  if (text.empty() || text.size() > 19) throw bad();
+  if (text.empty() || text.size() > 19)
+    throw bad();
   for (char c : text)
-    if (c < '0' || c > '9') throw bad();
+    if (c < '0' || c > '9')
+      throw bad();
   const std::uint64_t n = std::stoull(text);
-  if (n < min || n > max) throw bad();
+  if (n < min || n > max)
+    throw bad();
   return n;
 }
 
-double parse_fraction(const std::string& flag, const std::string& text) {
-  const auto bad = [&](const std::string& what) { return usage_error(flag + ": " + what + ", got \"" + text + "\""); };
+double parse_fraction(const std::string& flag, const std::string& text)
+{
+  const auto bad = [&](const std::string& what) {
+    return usage_error(flag + ": " + what + ", got \"" + text + "\"");
+  };
   // Digits with at most one '.'. Checked by hand because from_chars (like
   // strtod) would also take "inf", "nan" and exponents.
   const auto number = [](std::string_view part, double& value) {
     std::size_t digits = 0, points = 0;
-    for (char c : part) {
-      if (c >= '0' && c <= '9') ++digits;
-      else if (c == '.') ++points;
-      else return false;
+    for (char c : part)
+    {
+      if (c >= '0' && c <= '9')
+        ++digits;
+      else if (c == '.')
+        ++points;
+      else
+        return false;
     }
-    if (digits == 0 || points > 1) return false;
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value, std::chars_format::fixed);
+    if (digits == 0 || points > 1)
+      return false;
+    const auto [end, ec] = std::from_chars(part.data(),
+        part.data() + part.size(), value, std::chars_format::fixed);
     return ec == std::errc() && end == part.data() + part.size();
   };
   // A decimal, or a ratio of two: the dividend and the divisor (1 for a decimal).
-  const auto ratio = [&](std::string_view s, double& dividend, double& divisor) {
+  const auto ratio = [&](std::string_view s, double& dividend,
+                         double& divisor) {
     const auto slash = s.find('/');
-    if (slash == std::string_view::npos) return number(s, dividend);
-    return number(s.substr(0, slash), dividend) && number(s.substr(slash + 1), divisor);
+    if (slash == std::string_view::npos)
+      return number(s, dividend);
+    return number(s.substr(0, slash), dividend)
+        && number(s.substr(slash + 1), divisor);
   };
   double dividend = 0, divisor = 1;
-  if (!ratio(text, dividend, divisor)) {
+  if (!ratio(text, dividend, divisor))
+  {
     // "-0.5" is a number, only out of range: say that rather than "expected a fraction".
-    if (!text.empty() && text[0] == '-' && ratio(std::string_view(text).substr(1), dividend, divisor))
+    if (!text.empty() && text[0] == '-'
+        && ratio(std::string_view(text).substr(1), dividend, divisor))
       throw bad("must be in [0, 1]");
-    throw bad("expected a fraction in [0, 1], a decimal (e.g. 0.015625) or a ratio (e.g. 1/64)");
+    throw bad("expected a fraction in [0, 1], a decimal (e.g. 0.015625) or a "
+              "ratio (e.g. 1/64)");
   }
-  if (divisor == 0) throw bad("the ratio divides by zero");
+  if (divisor == 0)
+    throw bad("the ratio divides by zero");
   const double value = dividend / divisor;
-  if (value > 1) throw bad("must be in [0, 1]");
+  if (value > 1)
+    throw bad("must be in [0, 1]");
   return value;
 }
 
-std::string parse_address(const std::string& flag, const std::string& text) {
+std::string parse_address(const std::string& flag, const std::string& text)
+{
   boost::system::error_code ec;
   boost::asio::ip::make_address(text, ec);
-  if (ec) throw usage_error(flag + ": expected an IP address (e.g. 127.0.0.1, ::1), got \"" + text + "\"");
+  if (ec)
+    throw usage_error(flag
+        + ": expected an IP address (e.g. 127.0.0.1, ::1), got \"" + text
+        + "\"");
   return text;
 }
 
-std::string format_duration(std::chrono::nanoseconds d) {
+std::string format_duration(std::chrono::nanoseconds d)
+{
   const auto n = d.count();
-  if (n != 0 && n % 1'000'000'000 == 0) return std::to_string(n / 1'000'000'000) + "s";
-  if (n % 1'000'000 == 0) return std::to_string(n / 1'000'000) + "ms";
-  if (n % 1'000 == 0) return std::to_string(n / 1'000) + "us";
+  if (n != 0 && n % 1'000'000'000 == 0)
+    return std::to_string(n / 1'000'000'000) + "s";
+  if (n % 1'000'000 == 0)
+    return std::to_string(n / 1'000'000) + "ms";
+  if (n % 1'000 == 0)
+    return std::to_string(n / 1'000) + "us";
   return std::to_string(n) + "ns";
 }
 

@@ -19,16 +19,18 @@
 namespace example_common {
 
 // What main() prints before exiting with status 2.
-struct usage_error : std::runtime_error {
+struct usage_error : std::runtime_error
+{
   using std::runtime_error::runtime_error;
 };
 
 // "30s", "250ms", "1500us", "2m", "100ns": a non-negative integer with a unit.
-std::chrono::nanoseconds parse_duration(const std::string& flag, const std::string& text);
+std::chrono::nanoseconds parse_duration(
+    const std::string& flag, const std::string& text);
 
 // A decimal integer in [min, max].
-std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t min,
-                          std::uint64_t max);
+std::uint64_t parse_count(const std::string& flag, const std::string& text,
+    std::uint64_t min, std::uint64_t max);
 
 // A fraction in [0, 1]: a decimal ("0.015625", ".5", "1") or a ratio of two
 // decimals ("1/64"). No sign, exponent, inf or nan.
@@ -43,23 +45,31 @@ std::string format_duration(std::chrono::nanoseconds d);
 // Walks argv as "--flag value" or "--flag=value". Calls on_flag(flag, value)
 // for each; a flag in no_value_flags (such as --help) gets an empty value.
 template <class OnFlag>
-void for_each_flag(int argc, char** argv, std::initializer_list<const char*> no_value_flags,
-                   OnFlag on_flag) {
-  for (int i = 1; i < argc; ++i) {
+void for_each_flag(int argc, char** argv,
+    std::initializer_list<const char*> no_value_flags, OnFlag on_flag)
+{
+  for (int i = 1; i < argc; ++i)
+  {
     std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) throw usage_error("unexpected argument \"" + arg + "\" (flags start with --)");
+    if (arg.rfind("--", 0) != 0)
+      throw usage_error(
+          "unexpected argument \"" + arg + "\" (flags start with --)");
     std::string value;
     bool has_value = false;
-    if (auto eq = arg.find('='); eq != std::string::npos) {
+    if (auto eq = arg.find('='); eq != std::string::npos)
+    {
       value = arg.substr(eq + 1);
       arg.resize(eq);
       has_value = true;
     }
     bool takes_value = true;
     for (const char* f : no_value_flags)
-      if (arg == f) takes_value = false;
-    if (takes_value && !has_value) {
-      if (i + 1 >= argc) throw usage_error(arg + ": missing value");
+      if (arg == f)
+        takes_value = false;
+    if (takes_value && !has_value)
+    {
+      if (i + 1 >= argc)
+        throw usage_error(arg + ": missing value");
       value = argv[++i];
     }
     on_flag(arg, value);
@@ -70,15 +80,20 @@ void for_each_flag(int argc, char** argv, std::initializer_list<const char*> no_
 // as "PROGRAM: MESSAGE" on stderr and gives exit status 2; options.help prints usage() on
 // stdout and gives 0. Otherwise nullopt: the program goes on with the options.
 template <class Options, class Parse, class Usage>
-std::optional<int> parse_flags_or_exit(int argc, char** argv, const std::string& program, Options& options,
-                                       Parse parse, Usage usage) {
-  try {
+std::optional<int> parse_flags_or_exit(int argc, char** argv,
+    const std::string& program, Options& options, Parse parse, Usage usage)
+{
+  try
+  {
     options = parse(argc, argv);
-  } catch (const usage_error& e) {
+  }
+  catch (const usage_error& e)
+  {
     std::cerr << program << ": " << e.what() << "\n";
     return 2;
   }
-  if (options.help) {
+  if (options.help)
+  {
     std::cout << usage();
     return 0;
   }

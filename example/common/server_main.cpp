@@ -5,21 +5,25 @@
 #include "server_main.hpp"
 
 #if !defined(_WIN32)
-#include <sys/resource.h>
+# include <sys/resource.h>
 #endif
 
 namespace example_common {
 
-std::uint64_t raise_open_files_limit() {
+std::uint64_t raise_open_files_limit()
+{
 #if defined(_WIN32)
   return 0;  // Windows has no per-process limit on open sockets to raise
 #else
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
-  if (limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+    return 0;
+  if (limit.rlim_cur < limit.rlim_max)
+  {
     rlimit raised = limit;
     raised.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+      return raised.rlim_cur;
   }
   return limit.rlim_cur;
 #endif

@@ -32,25 +32,36 @@ std::uint64_t raise_open_files_limit();
 // are the flags', for the message when listen() fails. Returns main()'s exit status: 1 if
 // the server cannot listen, 0 once run() has returned on every thread.
 template <class Server>
-int listen_and_run(const std::string& program, boost::asio::io_context& io, Server& server,
-                   const std::string& bind_address, unsigned short port, std::size_t threads) {
+int listen_and_run(const std::string& program, boost::asio::io_context& io,
+    Server& server, const std::string& bind_address, unsigned short port,
+    std::size_t threads)
+{
   boost::asio::ip::tcp::endpoint endpoint;
-  try {
+  try
+  {
     endpoint = server.listen();
-  } catch (const boost::system::system_error& e) {
-    std::cerr << program << ": cannot listen on " << bind_address << ":" << port << ": "
-              << e.code().message() << "\n";
+  }
+  catch (const boost::system::system_error& e)
+  {
+    std::cerr << program << ": cannot listen on " << bind_address << ":" << port
+              << ": " << e.code().message() << "\n";
     return 1;
   }
   const auto address = endpoint.address();
-  std::cout << "listening on " << (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string()) << ":"
-            << endpoint.port() << std::endl;  // flushed: whoever started us is waiting for this line
+  std::cout
+      << "listening on "
+      << (address.is_v6() ? "[" + address.to_string() + "]"
+                          : address.to_string())
+      << ":" << endpoint.port()
+      << std::endl;  // flushed: whoever started us is waiting for this line
   server.start();
 
   std::vector<std::thread> runners;
-  for (std::size_t i = 1; i < threads; ++i) runners.emplace_back([&io] { io.run(); });
+  for (std::size_t i = 1; i < threads; ++i)
+    runners.emplace_back([&io] { io.run(); });
   io.run();
-  for (auto& t : runners) t.join();
+  for (auto& t : runners)
+    t.join();
   std::cerr << program << ": stopped\n";
   return 0;
 }

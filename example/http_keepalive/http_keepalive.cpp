@@ -8,7 +8,8 @@
 // --idle-tolerance is this program's alone: its stream must be recognised as on the wheel.
 static_assert(http_keepalive::on_wheel<asio_wheel::beast::tcp_stream>);
 
-int main(int argc, char** argv) {
-  return http_keepalive::run_server<asio_wheel::beast::tcp_stream>(argc, argv, "http_keepalive",
-                                                                   "asio_wheel::beast::tcp_stream");
+int main(int argc, char** argv)
+{
+  return http_keepalive::run_server<asio_wheel::beast::tcp_stream>(
+      argc, argv, "http_keepalive", "asio_wheel::beast::tcp_stream");
 }

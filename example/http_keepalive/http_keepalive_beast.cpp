@@ -4,9 +4,11 @@
 
 #include <boost/beast/core/tcp_stream.hpp>
 
-static_assert(!http_keepalive::on_wheel<boost::beast::tcp_stream>);  // --idle-tolerance is rejected
+static_assert(!http_keepalive::on_wheel<
+              boost::beast::tcp_stream>);  // --idle-tolerance is rejected
 
-int main(int argc, char** argv) {
-  return http_keepalive::run_server<boost::beast::tcp_stream>(argc, argv, "http_keepalive_beast",
-                                                              "boost::beast::tcp_stream");
+int main(int argc, char** argv)
+{
+  return http_keepalive::run_server<boost::beast::tcp_stream>(
+      argc, argv, "http_keepalive_beast", "boost::beast::tcp_stream");
 }

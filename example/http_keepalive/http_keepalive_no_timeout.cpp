@@ -3,7 +3,9 @@
 // measures the timeouts' cost against.
 #include "server.hpp"
 
-int main(int argc, char** argv) {
-  return http_keepalive::run_server<boost::asio::ip::tcp::socket>(argc, argv, "http_keepalive_no_timeout",
-                                                                  "boost::asio::ip::tcp::socket (no timeouts)");
+int main(int argc, char** argv)
+{
+  return http_keepalive::run_server<boost::asio::ip::tcp::socket>(argc, argv,
+      "http_keepalive_no_timeout",
+      "boost::asio::ip::tcp::socket (no timeouts)");
 }

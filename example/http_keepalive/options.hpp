@@ -10,9 +10,11 @@
 
 namespace http_keepalive {
 
-struct server_options {
+struct server_options
+{
   std::string bind_address = "127.0.0.1";
-  unsigned short port = 0;  // 0: the kernel picks a free port, printed on the first line
+  unsigned short port =
+      0;  // 0: the kernel picks a free port, printed on the first line
   std::size_t threads = 1;
   // stream.expires_after(idle_timeout) before every read, as Beast's example does with 30 s.
   std::chrono::nanoseconds idle_timeout = std::chrono::seconds(30);
@@ -36,6 +38,7 @@ struct server_options {
 server_options parse_server_options(int argc, char** argv, bool on_wheel);
 
 // The --help text: every flag with its default. `stream` names the stream type.
-std::string server_usage(const std::string& program, const std::string& stream, bool on_wheel);
+std::string server_usage(
+    const std::string& program, const std::string& stream, bool on_wheel);
 
 }  // namespace http_keepalive

@@ -57,7 +57,8 @@ settings parse(int argc, char** argv)
       s.silent_percent = static_cast<unsigned>(value);
     else
     {
-      std::cerr << "idle_timeouts: invalid " << flag << " '" << argv[i] << "'\n";
+      std::cerr << "idle_timeouts: invalid " << flag << " '" << argv[i]
+                << "'\n";
       std::exit(2);
     }
   }
@@ -74,7 +75,7 @@ struct connection
   clock_type::time_point deadline_seen_at_expiry{};
 };
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -108,7 +109,8 @@ int main(int argc, char** argv)
   // one every `spacing` rounds (about a quarter of the idle timeout),
   // staggered by its index, and refreshes its idle timeout.
   const auto traffic_period = 10ms;
-  const std::size_t spacing = std::max<std::size_t>(1, cfg.idle / traffic_period / 4);
+  const std::size_t spacing =
+      std::max<std::size_t>(1, cfg.idle / traffic_period / 4);
   const auto run_for = cfg.idle * 3;
   const auto start = clock_type::now();
   std::uint64_t refreshes = 0;
@@ -142,15 +144,20 @@ int main(int argc, char** argv)
 
   const auto stats =
       net::use_service<asio_wheel::wheel_timer_service<clock_type>>(io).stats();
-  std::cout << "connections          " << cfg.connections << " (" << silent_count
-            << " silent), idle timeout " << cfg.idle.count() << " ms\n"
-            << "refreshes            " << refreshes << " reschedule_after calls\n"
-            << "silent timed out     " << silent_expired << " of " << silent_count << "\n"
+  std::cout << "connections          " << cfg.connections << " ("
+            << silent_count << " silent), idle timeout " << cfg.idle.count()
+            << " ms\n"
+            << "refreshes            " << refreshes
+            << " reschedule_after calls\n"
+            << "silent timed out     " << silent_expired << " of "
+            << silent_count << "\n"
             << "active timed out     " << active_expired << "\n"
             << "drive wakeups        " << stats.drive_wakeups << " (empty "
             << stats.empty_wakeups << ") in "
             << std::chrono::duration_cast<std::chrono::milliseconds>(
-                   clock_type::now() - start).count() << " ms\n"
+                   clock_type::now() - start)
+                   .count()
+            << " ms\n"
             << "waits expired        " << stats.waits_expired << "\n"
             << "waits cancelled      " << stats.waits_cancelled << "\n"
             << "lazy re-filings      " << stats.lazy_refilings << "\n"
@@ -158,7 +165,9 @@ int main(int argc, char** argv)
             << "cascades             " << stats.cascades << "\n"
             << "max lateness         "
             << std::chrono::duration_cast<std::chrono::microseconds>(
-                   stats.max_lateness).count() << " us\n";
+                   stats.max_lateness)
+                   .count()
+            << " us\n";
 
   const bool ok = silent_expired == silent_count && active_expired == 0;
   std::cout << (ok ? "OK: exactly the silent connections timed out\n"

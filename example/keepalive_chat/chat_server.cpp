@@ -19,10 +19,13 @@ namespace {
 
 // 1 to 32 of [A-Za-z0-9_-]: printable in every terminal and free of spaces,
 // so "/who" can list names separated by spaces.
-bool is_valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 32) return false;
+bool is_valid_name(const std::string& name)
+{
+  if (name.empty() || name.size() > 32)
+    return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
 }
 
@@ -30,34 +33,49 @@ bool is_valid_name(const std::string& name) {
 
 // ---------------------------------------------------------------- lateness_histogram
 
-void lateness_histogram::record(std::chrono::nanoseconds lateness) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(lateness).count();
-  const std::size_t bucket = ms < 0 ? 0 : std::min<std::size_t>(static_cast<std::size_t>(ms), buckets - 1);
+void lateness_histogram::record(std::chrono::nanoseconds lateness)
+{
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(lateness).count();
+  const std::size_t bucket = ms < 0
+      ? 0
+      : std::min<std::size_t>(static_cast<std::size_t>(ms), buckets - 1);
   counts_[bucket].fetch_add(1, std::memory_order_relaxed);
   std::int64_t seen = max_ns_.load(std::memory_order_relaxed);
-  while (lateness.count() > seen && !max_ns_.compare_exchange_weak(seen, lateness.count(), std::memory_order_relaxed)) {
-  }
+  while (lateness.count() > seen
+      && !max_ns_.compare_exchange_weak(
+          seen, lateness.count(), std::memory_order_relaxed))
+  {}
 }
 
-std::chrono::milliseconds lateness_histogram::percentile(double p) const {
+std::chrono::milliseconds lateness_histogram::percentile(double p) const
+{
   std::uint64_t total = 0;
-  for (const auto& c : counts_) total += c.load(std::memory_order_relaxed);
-  if (total == 0) return std::chrono::milliseconds(0);
-  const auto rank = static_cast<std::uint64_t>(p * static_cast<double>(total - 1)) + 1;
+  for (const auto& c : counts_)
+    total += c.load(std::memory_order_relaxed);
+  if (total == 0)
+    return std::chrono::milliseconds(0);
+  const auto rank =
+      static_cast<std::uint64_t>(p * static_cast<double>(total - 1)) + 1;
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < buckets; ++i) {
+  for (std::size_t i = 0; i < buckets; ++i)
+  {
     seen += counts_[i].load(std::memory_order_relaxed);
-    if (seen >= rank) return std::chrono::milliseconds(i + 1);
+    if (seen >= rank)
+      return std::chrono::milliseconds(i + 1);
   }
   return std::chrono::milliseconds(buckets);
 }
 
 // ---------------------------------------------------------------- chat_room
 
-std::string chat_room::join(const std::shared_ptr<session>& member, std::vector<shared_line>& history) {
+std::string chat_room::join(
+    const std::shared_ptr<session>& member, std::vector<shared_line>& history)
+{
   std::lock_guard lock(mutex_);
   std::string name;
-  do {  // skips names someone chose with /nick; ends since each try uses a new number
+  do
+  {  // skips names someone chose with /nick; ends since each try uses a new number
     name = "guest" + std::to_string(next_guest_++);
   } while (names_.count(name) != 0);
   names_.insert(name);
@@ -66,133 +84,172 @@ std::string chat_room::join(const std::shared_ptr<session>& member, std::vector<
   return name;
 }
 
-void chat_room::leave(const session* member) {
+void chat_room::leave(const session* member)
+{
   std::lock_guard lock(mutex_);
   const auto it = members_.find(member);
-  if (it == members_.end()) return;
+  if (it == members_.end())
+    return;
   names_.erase(it->second.name);
   members_.erase(it);
 }
 
-std::string chat_room::rename(const session* member, const std::string& new_name) {
-  if (!is_valid_name(new_name)) return "invalid-nick (1 to 32 of A-Z a-z 0-9 _ -)";
+std::string chat_room::rename(
+    const session* member, const std::string& new_name)
+{
+  if (!is_valid_name(new_name))
+    return "invalid-nick (1 to 32 of A-Z a-z 0-9 _ -)";
   std::lock_guard lock(mutex_);
   const auto it = members_.find(member);
-  if (it == members_.end()) return "not-a-member";
-  if (it->second.name == new_name) return {};
-  if (names_.count(new_name) != 0) return "nick-taken " + new_name;
+  if (it == members_.end())
+    return "not-a-member";
+  if (it->second.name == new_name)
+    return {};
+  if (names_.count(new_name) != 0)
+    return "nick-taken " + new_name;
   names_.erase(it->second.name);
   names_.insert(new_name);
   it->second.name = new_name;
   return {};
 }
 
-void chat_room::broadcast(const session* sender, std::string_view text) {
+void chat_room::broadcast(const session* sender, std::string_view text)
+{
   std::lock_guard lock(mutex_);
   const auto it = members_.find(sender);
-  if (it == members_.end()) return;
-  auto line = std::make_shared<const std::string>(it->second.name + ": " + std::string(text) + "\n");
+  if (it == members_.end())
+    return;
+  auto line = std::make_shared<const std::string>(
+      it->second.name + ": " + std::string(text) + "\n");
   history_.push_back(line);
-  if (history_.size() > history_limit) history_.pop_front();
+  if (history_.size() > history_limit)
+    history_.pop_front();
   fanout message{std::move(line), {}, 0};
   message.recipients.reserve(members_.size() - 1);
   for (const auto& [key, entry] : members_)
-    if (key != sender) message.recipients.push_back(entry.member);
-  if (message.recipients.empty()) return;
+    if (key != sender)
+      message.recipients.push_back(entry.member);
+  if (message.recipients.empty())
+    return;
   // What the pending message holds: the line once, a pointer per recipient.
-  backlog_bytes_ += message.line->size() + message.recipients.size() * sizeof(std::shared_ptr<session>);
+  backlog_bytes_ += message.line->size()
+      + message.recipients.size() * sizeof(std::shared_ptr<session>);
   fanouts_.push_back(std::move(message));
-  if (!fanout_running_) {
+  if (!fanout_running_)
+  {
     fanout_running_ = true;
     boost::asio::post(executor_, [this] { run_fanout(); });
   }
 }
 
-bool chat_room::pause_if_backlogged(const std::shared_ptr<session>& talker) {
+bool chat_room::pause_if_backlogged(const std::shared_ptr<session>& talker)
+{
   std::lock_guard lock(mutex_);
-  if (backlog_bytes_ <= backlog_limit) return false;
+  if (backlog_bytes_ <= backlog_limit)
+    return false;
   paused_talkers_.push_back(talker);
   return true;
 }
 
-void chat_room::run_fanout() {
+void chat_room::run_fanout()
+{
   std::vector<std::pair<std::shared_ptr<session>, shared_line>> batch;
   std::vector<std::shared_ptr<session>> resumed;
   batch.reserve(fanout_batch);
   {
     std::lock_guard lock(mutex_);
-    while (batch.size() < fanout_batch && !fanouts_.empty()) {
+    while (batch.size() < fanout_batch && !fanouts_.empty())
+    {
       fanout& front = fanouts_.front();
-      while (batch.size() < fanout_batch && front.next < front.recipients.size())
-        batch.emplace_back(std::move(front.recipients[front.next++]), front.line);
-      if (front.next == front.recipients.size()) {
+      while (
+          batch.size() < fanout_batch && front.next < front.recipients.size())
+        batch.emplace_back(
+            std::move(front.recipients[front.next++]), front.line);
+      if (front.next == front.recipients.size())
+      {
         backlog_bytes_ -= front.line->size();
         fanouts_.pop_front();
       }
     }
     backlog_bytes_ -= batch.size() * sizeof(std::shared_ptr<session>);
-    if (backlog_bytes_ <= backlog_limit / 2) resumed.swap(paused_talkers_);
+    if (backlog_bytes_ <= backlog_limit / 2)
+      resumed.swap(paused_talkers_);
   }
   // Outside the lock: deliver() may close a member, which leaves the room.
   // With one thread a member's executor is ours and dispatch() runs deliver()
   // right here; with strands it is queued on the member's strand, in order.
-  for (auto& [member, line] : batch) {
-    const auto strand = member->strand();  // before the lambda below takes `member`
-    boost::asio::dispatch(strand, [member = std::move(member), line = std::move(line)] { member->deliver(line); });
+  for (auto& [member, line] : batch)
+  {
+    const auto strand =
+        member->strand();  // before the lambda below takes `member`
+    boost::asio::dispatch(
+        strand, [member = std::move(member), line = std::move(line)] {
+          member->deliver(line);
+        });
   }
-  for (auto& talker : resumed) boost::asio::post(talker->strand(), [talker] { talker->resume_input(); });
+  for (auto& talker : resumed)
+    boost::asio::post(talker->strand(), [talker] { talker->resume_input(); });
   std::lock_guard lock(mutex_);
-  if (fanouts_.empty()) {
+  if (fanouts_.empty())
+  {
     fanout_running_ = false;
     return;
   }
-  boost::asio::post(executor_, [this] { run_fanout(); });  // behind whatever else is ready
+  boost::asio::post(
+      executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }
 
-std::string chat_room::who_line() const {
+std::string chat_room::who_line() const
+{
   std::vector<std::string> names;
   std::size_t count;
   {
     std::lock_guard lock(mutex_);
     count = members_.size();
     names.reserve(count);
-    for (const auto& [key, entry] : members_) names.push_back(entry.name);
+    for (const auto& [key, entry] : members_)
+      names.push_back(entry.name);
   }
   std::sort(names.begin(), names.end());
   std::string line = "WHO count=" + std::to_string(count);
   // 100 names of at most 32 bytes keep the line under the 4 KiB a client may expect.
-  for (std::size_t i = 0; i < names.size() && i < 100; ++i) line += " " + names[i];
-  if (names.size() > 100) line += " ...";
+  for (std::size_t i = 0; i < names.size() && i < 100; ++i)
+    line += " " + names[i];
+  if (names.size() > 100)
+    line += " ...";
   return line + "\n";
 }
 
-std::size_t chat_room::size() const {
+std::size_t chat_room::size() const
+{
   std::lock_guard lock(mutex_);
   return members_.size();
 }
 
-std::vector<std::shared_ptr<session>> chat_room::members() const {
+std::vector<std::shared_ptr<session>> chat_room::members() const
+{
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<session>> result;
   result.reserve(members_.size());
-  for (const auto& [key, entry] : members_) result.push_back(entry.member);
+  for (const auto& [key, entry] : members_)
+    result.push_back(entry.member);
   return result;
 }
 
 // ---------------------------------------------------------------- chat_server
 
-chat_server::chat_server(boost::asio::io_context& io, const server_options& options)
-    : io_(io),
-      options_(options),
-      server_strand_(boost::asio::make_strand(io)),
-      acceptor_(server_strand_),
-      signals_(server_strand_, SIGINT, SIGTERM),
-      accept_retry_timer_(server_strand_),
-      shutdown_deadline_(server_strand_),
-      room_(io.get_executor()) {}
+chat_server::chat_server(
+    boost::asio::io_context& io, const server_options& options)
+  : io_(io), options_(options), server_strand_(boost::asio::make_strand(io)),
+    acceptor_(server_strand_), signals_(server_strand_, SIGINT, SIGTERM),
+    accept_retry_timer_(server_strand_), shutdown_deadline_(server_strand_),
+    room_(io.get_executor())
+{}
 
-boost::asio::ip::tcp::endpoint chat_server::listen() {
-  const boost::asio::ip::tcp::endpoint endpoint(boost::asio::ip::make_address(options_.bind_address), options_.port);
+boost::asio::ip::tcp::endpoint chat_server::listen()
+{
+  const boost::asio::ip::tcp::endpoint endpoint(
+      boost::asio::ip::make_address(options_.bind_address), options_.port);
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(boost::asio::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -202,58 +259,77 @@ boost::asio::ip::tcp::endpoint chat_server::listen() {
   return acceptor_.local_endpoint();
 }
 
-void chat_server::start() {
+void chat_server::start()
+{
   boost::asio::dispatch(server_strand_, [this] {
     accept_next();
     signals_.async_wait([this](const boost::system::error_code& ec, int) {
-      if (!ec) begin_shutdown();
+      if (!ec)
+        begin_shutdown();
     });
   });
 }
 
-void chat_server::accept_next() {
+void chat_server::accept_next()
+{
   // With --threads > 1 each connection gets its own strand: its handlers never
   // run concurrently, and different sessions still run in parallel. With one
   // thread everything is serial anyway, and a strand would only add a queue
   // hop to every completion (timer expiries included).
-  const auto executor = options_.threads > 1 ? boost::asio::any_io_executor(boost::asio::make_strand(io_))
-                                             : boost::asio::any_io_executor(io_.get_executor());
+  const auto executor = options_.threads > 1
+      ? boost::asio::any_io_executor(boost::asio::make_strand(io_))
+      : boost::asio::any_io_executor(io_.get_executor());
   acceptor_.async_accept(executor,
-                         [this](const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket) {
-                           on_accept(ec, std::move(socket));
-                         });
+      [this](const boost::system::error_code& ec,
+          boost::asio::ip::tcp::socket socket) {
+        on_accept(ec, std::move(socket));
+      });
 }
 
-void chat_server::on_accept(const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket) {
-  if (ec == boost::asio::error::operation_aborted || shutting_down_) return;
-  if (ec) {
+void chat_server::on_accept(
+    const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket)
+{
+  if (ec == boost::asio::error::operation_aborted || shutting_down_)
+    return;
+  if (ec)
+  {
     namespace errc = boost::system::errc;
-    if (ec == errc::too_many_files_open || ec == errc::too_many_files_open_in_system ||
-        ec == errc::no_buffer_space || ec == errc::not_enough_memory) {
+    if (ec == errc::too_many_files_open
+        || ec == errc::too_many_files_open_in_system
+        || ec == errc::no_buffer_space || ec == errc::not_enough_memory)
+    {
       // Accepting again at once would fail again at once: pause instead of spinning.
       std::cerr << "accept: " << ec.message() << "; retrying in 100ms\n";
       accept_retry_timer_.expires_after(std::chrono::milliseconds(100));
-      accept_retry_timer_.async_wait([this](const boost::system::error_code& e) {
-        if (!e && !shutting_down_) accept_next();
-      });
+      accept_retry_timer_.async_wait(
+          [this](const boost::system::error_code& e) {
+            if (!e && !shutting_down_)
+              accept_next();
+          });
       return;
     }
     return accept_next();  // e.g. the peer reset before we accepted: not our problem
   }
   counters_.accepted++;
-  if (live_sessions_.load() >= options_.max_connections) {
+  if (live_sessions_.load() >= options_.max_connections)
+  {
     refuse(socket);
-  } else {
+  }
+  else
+  {
     ++live_sessions_;
     auto new_session = std::make_shared<session>(std::move(socket), *this);
-    boost::asio::post(new_session->strand(), [new_session] { new_session->start(); });
+    boost::asio::post(
+        new_session->strand(), [new_session] { new_session->start(); });
   }
   accept_next();
 }
 
-void chat_server::refuse(boost::asio::ip::tcp::socket& socket) {
+void chat_server::refuse(boost::asio::ip::tcp::socket& socket)
+{
   counters_.refused++;
-  const std::string line = "BYE server-full max-connections=" + std::to_string(options_.max_connections) + "\n";
+  const std::string line = "BYE server-full max-connections="
+      + std::to_string(options_.max_connections) + "\n";
   boost::system::error_code ignored;
   // A fresh socket's send buffer is empty, so this short line goes out in one
   // non-blocking write, and the acceptor never waits on a refused client.
@@ -263,58 +339,81 @@ void chat_server::refuse(boost::asio::ip::tcp::socket& socket) {
   socket.close(ignored);
 }
 
-void chat_server::begin_shutdown() {
-  if (shutting_down_.exchange(true)) return;
+void chat_server::begin_shutdown()
+{
+  if (shutting_down_.exchange(true))
+    return;
   boost::system::error_code ignored;
   acceptor_.close(ignored);
   accept_retry_timer_.cancel();
   signals_.cancel(ignored);
   for (auto& member : room_.members())
-    boost::asio::post(member->strand(), [member] { member->shut_down("server-shutdown"); });
-  if (live_sessions_.load() == 0) return;
+    boost::asio::post(
+        member->strand(), [member] { member->shut_down("server-shutdown"); });
+  if (live_sessions_.load() == 0)
+    return;
   // Clients that never read their BYE would hold the process forever; 2 s is
   // plenty for the others (each close waits at most --write-timeout or 1 s for the client).
   shutdown_deadline_.expires_after(std::chrono::seconds(2));
   shutdown_deadline_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
-    std::cerr << "shutdown: " << live_sessions_.load() << " connection(s) still open after 2s; stopping\n";
+    if (ec)
+      return;
+    std::cerr << "shutdown: " << live_sessions_.load()
+              << " connection(s) still open after 2s; stopping\n";
     io_.stop();
   });
 }
 
-void chat_server::session_closed() {
+void chat_server::session_closed()
+{
   if (live_sessions_.fetch_sub(1) == 1 && shutting_down_)
     boost::asio::post(server_strand_, [this] { shutdown_deadline_.cancel(); });
 }
 
-std::string chat_server::stats_line() const {
-  auto& service = boost::asio::use_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io_);
+std::string chat_server::stats_line() const
+{
+  auto& service = boost::asio::use_service<
+      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io_);
   const asio_wheel::wheel_stats s = service.stats();
   const asio_wheel::wheel_options o = service.options();
   using std::chrono::duration_cast;
   using std::chrono::microseconds;
   using std::chrono::milliseconds;
   std::ostringstream line;
-  line << "STATS connections=" << live_sessions_.load() << " max_connections=" << options_.max_connections
+  line << "STATS connections=" << live_sessions_.load()
+       << " max_connections=" << options_.max_connections
        << " accepted=" << counters_.accepted << " refused=" << counters_.refused
-       << " messages=" << counters_.messages << " kicked_idle=" << counters_.kicked_idle
+       << " messages=" << counters_.messages
+       << " kicked_idle=" << counters_.kicked_idle
        << " kicked_write_timeout=" << counters_.kicked_write_timeout
        << " kicked_queue_full=" << counters_.kicked_queue_full
        << " kicked_line_too_long=" << counters_.kicked_line_too_long
-       << " idle_timeout_ms=" << duration_cast<milliseconds>(options_.idle_timeout).count()
-       << " tick_us=" << duration_cast<microseconds>(o.tick).count() << " slots=" << o.slots
+       << " idle_timeout_ms="
+       << duration_cast<milliseconds>(options_.idle_timeout).count()
+       << " tick_us=" << duration_cast<microseconds>(o.tick).count()
+       << " slots="
+       << o.slots
        // Millionths, as every value here is an integer (1/64 is 15625 exactly).
        << " tolerance_ppm=" << std::llround(o.tolerance * 1e6)
-       << " timers_in_wheel=" << s.timers_in_wheel << " pending_waits=" << s.pending_waits
-       << " queued_completions=" << s.queued_completions << " drive_wakeups=" << s.drive_wakeups
+       << " timers_in_wheel=" << s.timers_in_wheel
+       << " pending_waits=" << s.pending_waits
+       << " queued_completions=" << s.queued_completions
+       << " drive_wakeups=" << s.drive_wakeups
        << " wakeups_saved=" << s.wakeups_saved
-       << " empty_wakeups=" << s.empty_wakeups << " waits_expired=" << s.waits_expired
-       << " waits_cancelled=" << s.waits_cancelled << " lazy_refilings=" << s.lazy_refilings
+       << " empty_wakeups=" << s.empty_wakeups
+       << " waits_expired=" << s.waits_expired
+       << " waits_cancelled=" << s.waits_cancelled
+       << " lazy_refilings=" << s.lazy_refilings
        << " round_revisits=" << s.round_revisits << " cascades=" << s.cascades
-       << " max_lateness_us=" << duration_cast<microseconds>(s.max_lateness).count()
-       << " idle_close_late_p50_ms=" << counters_.idle_close_lateness.percentile(0.50).count()
-       << " idle_close_late_p99_ms=" << counters_.idle_close_lateness.percentile(0.99).count()
-       << " idle_close_late_max_us=" << duration_cast<microseconds>(counters_.idle_close_lateness.max()).count()
+       << " max_lateness_us="
+       << duration_cast<microseconds>(s.max_lateness).count()
+       << " idle_close_late_p50_ms="
+       << counters_.idle_close_lateness.percentile(0.50).count()
+       << " idle_close_late_p99_ms="
+       << counters_.idle_close_lateness.percentile(0.99).count()
+       << " idle_close_late_max_us="
+       << duration_cast<microseconds>(counters_.idle_close_lateness.max())
+              .count()
        << "\n";
   return line.str();
 }

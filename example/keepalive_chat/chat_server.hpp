@@ -28,30 +28,37 @@
 namespace keepalive_chat {
 
 class session;
-using shared_line = std::shared_ptr<const std::string>;  // one buffer shared by every recipient
+using shared_line =
+    std::shared_ptr<const std::string>;  // one buffer shared by every recipient
 
 // How late, by the server's own clock, idle closes happen: the time the idle
 // handler runs minus (last input + idle timeout). The load client sees the
 // same closes from outside, which adds accept queueing and its own delays;
 // this is the server's part alone. 1 ms buckets up to 2 s, the maximum exact.
-class lateness_histogram {
- public:
+class lateness_histogram
+{
+public:
   void record(std::chrono::nanoseconds lateness);
   // The smallest lateness at or above fraction p of the samples, to the bucket's upper edge.
   std::chrono::milliseconds percentile(double p) const;
-  std::chrono::nanoseconds max() const { return std::chrono::nanoseconds(max_ns_.load(std::memory_order_relaxed)); }
+  std::chrono::nanoseconds max() const
+  {
+    return std::chrono::nanoseconds(max_ns_.load(std::memory_order_relaxed));
+  }
 
- private:
-  static constexpr std::size_t buckets = 2048;  // [i, i+1) ms; the last one also holds everything later
+private:
+  static constexpr std::size_t buckets =
+      2048;  // [i, i+1) ms; the last one also holds everything later
   std::atomic<std::uint64_t> counts_[buckets] = {};
   std::atomic<std::int64_t> max_ns_{0};
 };
 
 // Counters shown by /stats. Relaxed atomics: they are reports, not synchronisation.
-struct server_counters {
+struct server_counters
+{
   std::atomic<std::uint64_t> accepted{0}, refused{0}, messages{0};
-  std::atomic<std::uint64_t> kicked_idle{0}, kicked_write_timeout{0}, kicked_queue_full{0},
-      kicked_line_too_long{0};
+  std::atomic<std::uint64_t> kicked_idle{0}, kicked_write_timeout{0},
+      kicked_queue_full{0}, kicked_line_too_long{0};
   lateness_histogram idle_close_lateness;
 };
 
@@ -67,18 +74,24 @@ struct server_counters {
 // them in the order they were sent. A talker that outruns the fan-out (pending
 // messages holding more than backlog_limit bytes) stops being read until it
 // has caught up, so the backlog, like every queue in the server, stays bounded.
-class chat_room {
- public:
+class chat_room
+{
+public:
   static constexpr std::size_t history_limit = 100;
-  static constexpr std::size_t fanout_batch = 256;       // deliveries per turn of the event loop
+  static constexpr std::size_t fanout_batch =
+      256;  // deliveries per turn of the event loop
   // 1 MiB: about six messages to 10,000 members, or a thousand 1 KiB lines to one.
-  static constexpr std::size_t backlog_limit = 1 << 20;  // bytes held by pending messages before talkers pause
+  static constexpr std::size_t backlog_limit = 1
+      << 20;  // bytes held by pending messages before talkers pause
 
   // The fan-out runs on this executor (the io_context's).
-  explicit chat_room(boost::asio::any_io_executor executor) : executor_(std::move(executor)) {}
+  explicit chat_room(boost::asio::any_io_executor executor)
+    : executor_(std::move(executor))
+  {}
 
   // Adds the session under a fresh "guestN" name; returns the name and the history to replay.
-  std::string join(const std::shared_ptr<session>& member, std::vector<shared_line>& history);
+  std::string join(const std::shared_ptr<session>& member,
+      std::vector<shared_line>& history);
   void leave(const session* member);
   // Empty string when done; otherwise the reason the name was refused.
   std::string rename(const session* member, const std::string& new_name);
@@ -92,13 +105,15 @@ class chat_room {
   std::size_t size() const;
   std::vector<std::shared_ptr<session>> members() const;
 
- private:
-  struct member_entry {
+private:
+  struct member_entry
+  {
     std::shared_ptr<session> member;
     std::string name;
   };
   mutable std::mutex mutex_;
-  struct fanout {
+  struct fanout
+  {
     shared_line line;
     std::vector<std::shared_ptr<session>> recipients;
     std::size_t next = 0;
@@ -110,14 +125,16 @@ class chat_room {
   std::unordered_set<std::string> names_;
   std::deque<shared_line> history_;
   std::uint64_t next_guest_ = 1;
-  std::deque<fanout> fanouts_;   // messages being delivered, oldest first
-  std::size_t backlog_bytes_ = 0;  // lines plus recipient pointers held by fanouts_
+  std::deque<fanout> fanouts_;  // messages being delivered, oldest first
+  std::size_t backlog_bytes_ =
+      0;  // lines plus recipient pointers held by fanouts_
   bool fanout_running_ = false;  // a run_fanout() is posted or running
   std::vector<std::shared_ptr<session>> paused_talkers_;
 };
 
-class chat_server {
- public:
+class chat_server
+{
+public:
   chat_server(boost::asio::io_context& io, const server_options& options);
 
   // Opens the listening socket; throws boost::system::system_error on failure.
@@ -130,11 +147,13 @@ class chat_server {
   bool shutting_down() const { return shutting_down_.load(); }
   // "STATS connections=... <wheel_stats fields>", one line for /stats.
   std::string stats_line() const;
-  void session_closed();  // called once by each session when its socket is closed
+  void
+  session_closed();  // called once by each session when its socket is closed
 
- private:
+private:
   void accept_next();
-  void on_accept(const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket);
+  void on_accept(
+      const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket);
   void refuse(boost::asio::ip::tcp::socket& socket);
   void begin_shutdown();
 

@@ -9,12 +9,14 @@
 
 #include <boost/asio/io_context.hpp>
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
   using namespace keepalive_chat;
   const std::string program = "keepalive_chat_server";
   server_options options;
-  if (const auto exit_status = example_common::parse_flags_or_exit(
-          argc, argv, program, options, parse_server_options, [&] { return server_usage(program); }))
+  if (const auto exit_status =
+          example_common::parse_flags_or_exit(argc, argv, program, options,
+              parse_server_options, [&] { return server_usage(program); }))
     return *exit_status;
   example_common::raise_open_files_limit();
 
@@ -26,9 +28,10 @@ int main(int argc, char** argv) {
   // ones; the idle timeouts are what it is for: one per connection, long, and
   // nobody minds a close a little late.
   wheel.tolerance = options.idle_tolerance;
-  boost::asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
+  boost::asio::make_service<
+      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
 
   chat_server server(io, options);
-  return example_common::listen_and_run(program, io, server, options.bind_address, options.port,
-                                        options.threads);
+  return example_common::listen_and_run(
+      program, io, server, options.bind_address, options.port, options.threads);
 }

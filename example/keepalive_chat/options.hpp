@@ -9,9 +9,11 @@
 
 namespace keepalive_chat {
 
-struct server_options {
+struct server_options
+{
   std::string bind_address = "127.0.0.1";
-  unsigned short port = 0;  // 0: the kernel picks a free port, printed on the first line
+  unsigned short port =
+      0;  // 0: the kernel picks a free port, printed on the first line
   std::chrono::nanoseconds idle_timeout = std::chrono::seconds(30);
   // Idle timeouts are seconds long, so 10 ms is plenty of precision; it also
   // caps the drive timer at 100 wakeups per second however many connections
@@ -25,8 +27,9 @@ struct server_options {
   double idle_tolerance = 0.0;
   std::size_t max_connections = 100000;
   std::size_t threads = 1;
-  std::size_t max_line = 1024;          // bytes, not counting the '\n' (or "\r\n")
-  std::size_t max_queue = 256 * 1024;   // bytes queued for one client before it is cut off
+  std::size_t max_line = 1024;  // bytes, not counting the '\n' (or "\r\n")
+  std::size_t max_queue =
+      256 * 1024;  // bytes queued for one client before it is cut off
   bool help = false;
 };
 

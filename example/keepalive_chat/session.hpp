@@ -30,25 +30,28 @@
 
 namespace keepalive_chat {
 
-class session : public std::enable_shared_from_this<session> {
- public:
+class session : public std::enable_shared_from_this<session>
+{
+public:
   using clock = std::chrono::steady_clock;
 
   // socket's executor must be a strand, or the io_context's executor if only one thread runs it.
   session(boost::asio::ip::tcp::socket socket, chat_server& server);
 
   // Each of these must run on the session's strand (post/dispatch to strand()).
-  void start();                              // join the room, welcome, arm timers, read
-  void deliver(const shared_line& line);     // queue one outbound line (a broadcast)
-  void shut_down(std::string_view reason);   // "BYE reason", then a clean close
-  void resume_input();                       // the room's fan-out caught up: read again
+  void start();  // join the room, welcome, arm timers, read
+  void deliver(
+      const shared_line& line);  // queue one outbound line (a broadcast)
+  void shut_down(std::string_view reason);  // "BYE reason", then a clean close
+  void resume_input();  // the room's fan-out caught up: read again
 
   const boost::asio::any_io_executor& strand() const { return strand_; }
 
- private:
-  enum class state {
-    open,      // reading lines, accepting deliveries
-    closing,   // BYE queued, or the client's input ended: writing the rest of the queue, input discarded
+private:
+  enum class state
+  {
+    open,  // reading lines, accepting deliveries
+    closing,  // BYE queued, or the client's input ended: writing the rest of the queue, input discarded
     draining,  // sent FIN; reading until the client's EOF so our close is not a RST
     closed,
   };
@@ -63,7 +66,10 @@ class session : public std::enable_shared_from_this<session> {
   void on_idle_timer(const boost::system::error_code& ec);
 
   void send(shared_line line, bool enforce_queue_limit = true);
-  void send_text(std::string text) { send(std::make_shared<const std::string>(std::move(text))); }
+  void send_text(std::string text)
+  {
+    send(std::make_shared<const std::string>(std::move(text)));
+  }
   void write_queued();
   void on_written(const boost::system::error_code& ec);
   void arm_write_timer();

@@ -26,9 +26,9 @@ class session : public std::enable_shared_from_this<session>
 {
 public:
   session(tcp::socket socket, std::chrono::milliseconds idle)
-    : socket_(std::move(socket)), idle_(idle), idle_timer_(socket_.get_executor())
-  {
-  }
+    : socket_(std::move(socket)), idle_(idle),
+      idle_timer_(socket_.get_executor())
+  {}
 
   void start()
   {
@@ -37,7 +37,8 @@ public:
     // has been idle for idle_, since every read moved its expiry.
     idle_timer_.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec)
-        self->socket_.close();  // the pending read completes with operation_aborted
+        self->socket_
+            .close();  // the pending read completes with operation_aborted
     });
     read();
   }
@@ -52,7 +53,8 @@ private:
             self->idle_timer_.cancel();
             return;
           }
-          self->idle_timer_.reschedule_after(self->idle_);  // input: idle again from now
+          self->idle_timer_.reschedule_after(
+              self->idle_);  // input: idle again from now
           net::async_write(self->socket_, net::buffer(self->data_, n),
               [self](error_code ec, std::size_t) {
                 if (!ec)
@@ -84,9 +86,11 @@ int main(int argc, char** argv)
   {
     const example_options options = parse_options("idle_refresh", argc, argv);
     net::io_context io(1);
-    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
-    std::cout << "idle_refresh: listening on " << acceptor.local_endpoint() << ", idle timeout "
-              << options.idle.count() << " ms" << std::endl;
+    tcp::acceptor acceptor(
+        io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
+    std::cout << "idle_refresh: listening on " << acceptor.local_endpoint()
+              << ", idle timeout " << options.idle.count() << " ms"
+              << std::endl;
     accept(acceptor, options.idle);
     if (options.check)
       return self_check::run(io, acceptor.local_endpoint(), options.idle);

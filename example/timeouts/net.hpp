@@ -24,4 +24,4 @@ using asio_wheel::error_code;
 using asio_wheel::system_error;
 using tcp = net::ip::tcp;
 
-#endif // ASIO_WHEEL_EXAMPLE_TIMEOUTS_NET_HPP
+#endif  // ASIO_WHEEL_EXAMPLE_TIMEOUTS_NET_HPP

@@ -20,7 +20,8 @@ struct example_options
   bool check = false;
 };
 
-inline example_options parse_options(const std::string& program, int argc, char** argv)
+inline example_options parse_options(
+    const std::string& program, int argc, char** argv)
 {
   example_options options;
   auto number = [&](const std::string& flag, const char* text, long max) {
@@ -31,8 +32,7 @@ inline example_options parse_options(const std::string& program, int argc, char*
       value = std::stol(text, &used);
     }
     catch (const std::exception&)
-    {
-    }
+    {}
     if (used == 0 || text[used] != '\0' || value < 0 || value > max)
       throw std::invalid_argument(program + ": invalid " + flag + " '" + text
           + "' (an integer from 0 to " + std::to_string(max) + ")");
@@ -54,11 +54,13 @@ inline example_options parse_options(const std::string& program, int argc, char*
     if (flag == "--port")
       options.port = static_cast<std::uint16_t>(number(flag, argv[++i], 65535));
     else
-      options.idle = std::chrono::milliseconds(number(flag, argv[++i], 24L * 3600 * 1000));
+      options.idle =
+          std::chrono::milliseconds(number(flag, argv[++i], 24L * 3600 * 1000));
   }
   if (options.idle.count() == 0)
-    throw std::invalid_argument(program + ": invalid --idle-ms '0' (at least 1)");
+    throw std::invalid_argument(
+        program + ": invalid --idle-ms '0' (at least 1)");
   return options;
 }
 
-#endif // ASIO_WHEEL_EXAMPLE_TIMEOUTS_OPTIONS_HPP
+#endif  // ASIO_WHEEL_EXAMPLE_TIMEOUTS_OPTIONS_HPP

@@ -31,7 +31,8 @@ net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
       // No input within idle: the read is cancelled and throws operation_aborted.
       const std::size_t n = co_await socket.async_read_some(net::buffer(data),
           asio_wheel::cancel_after(idle, net::use_awaitable));
-      co_await net::async_write(socket, net::buffer(data, n), net::use_awaitable);
+      co_await net::async_write(
+          socket, net::buffer(data, n), net::use_awaitable);
     }
   }
   catch (const system_error&)
@@ -40,12 +41,14 @@ net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
   }
 }
 
-net::awaitable<void> listen(tcp::acceptor& acceptor, std::chrono::milliseconds idle)
+net::awaitable<void> listen(
+    tcp::acceptor& acceptor, std::chrono::milliseconds idle)
 {
   for (;;)
   {
     tcp::socket socket = co_await acceptor.async_accept(net::use_awaitable);
-    net::co_spawn(acceptor.get_executor(), session(std::move(socket), idle), net::detached);
+    net::co_spawn(acceptor.get_executor(), session(std::move(socket), idle),
+        net::detached);
   }
 }
 
@@ -55,9 +58,11 @@ int main(int argc, char** argv)
   {
     const example_options options = parse_options("read_timeout", argc, argv);
     net::io_context io(1);
-    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
-    std::cout << "read_timeout: listening on " << acceptor.local_endpoint() << ", idle timeout "
-              << options.idle.count() << " ms" << std::endl;
+    tcp::acceptor acceptor(
+        io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
+    std::cout << "read_timeout: listening on " << acceptor.local_endpoint()
+              << ", idle timeout " << options.idle.count() << " ms"
+              << std::endl;
     net::co_spawn(io, listen(acceptor, options.idle), net::detached);
     if (options.check)
       return self_check::run(io, acceptor.local_endpoint(), options.idle);

@@ -26,8 +26,8 @@ struct result
   std::chrono::steady_clock::duration silent_lifetime{};
 };
 
-inline net::awaitable<void> active_client(tcp::endpoint server, std::chrono::milliseconds idle,
-    result& r)
+inline net::awaitable<void> active_client(
+    tcp::endpoint server, std::chrono::milliseconds idle, result& r)
 {
   tcp::socket s(co_await net::this_coro::executor);
   co_await s.async_connect(server, net::use_awaitable);
@@ -53,15 +53,16 @@ inline net::awaitable<void> silent_client(tcp::endpoint server, result& r)
   const auto connected = std::chrono::steady_clock::now();
   char byte;
   error_code ec;
-  co_await s.async_read_some(net::buffer(&byte, 1),
-      net::redirect_error(net::use_awaitable, ec));
+  co_await s.async_read_some(
+      net::buffer(&byte, 1), net::redirect_error(net::use_awaitable, ec));
   r.silent_lifetime = std::chrono::steady_clock::now() - connected;
   r.silent_closed = ec == net::error::eof || ec == net::error::connection_reset;
 }
 
 // Runs both clients against the server listening at `server` on io, then stops io. Returns the
 // exit status: 0 if both behaved as they should.
-inline int run(net::io_context& io, tcp::endpoint server, std::chrono::milliseconds idle)
+inline int run(
+    net::io_context& io, tcp::endpoint server, std::chrono::milliseconds idle)
 {
   result r;
   int done = 0;
@@ -74,16 +75,19 @@ inline int run(net::io_context& io, tcp::endpoint server, std::chrono::milliseco
   io.run_for(idle * 10 + std::chrono::seconds(10));
 
   const auto lifetime_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(r.silent_lifetime).count();
-  std::cout << "active client kept its connection: " << (r.active_kept ? "yes" : "NO") << "\n"
-            << "silent client closed by the server: " << (r.silent_closed ? "yes" : "NO")
-            << " after " << lifetime_ms << " ms (idle timeout " << idle.count() << " ms)\n";
+      std::chrono::duration_cast<std::chrono::milliseconds>(r.silent_lifetime)
+          .count();
+  std::cout << "active client kept its connection: "
+            << (r.active_kept ? "yes" : "NO") << "\n"
+            << "silent client closed by the server: "
+            << (r.silent_closed ? "yes" : "NO") << " after " << lifetime_ms
+            << " ms (idle timeout " << idle.count() << " ms)\n";
   const bool early = r.silent_lifetime < idle;
   if (early)
     std::cout << "the silent client was closed EARLY\n";
   return r.active_kept && r.silent_closed && !early ? 0 : 1;
 }
 
-} // namespace self_check
+}  // namespace self_check
 
-#endif // ASIO_WHEEL_EXAMPLE_TIMEOUTS_SELF_CHECK_HPP
+#endif  // ASIO_WHEEL_EXAMPLE_TIMEOUTS_SELF_CHECK_HPP

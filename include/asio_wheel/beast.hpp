@@ -12,4 +12,4 @@
 #include <asio_wheel/beast/basic_stream.hpp>
 #include <asio_wheel/beast/tcp_stream.hpp>
 
-#endif // ASIO_WHEEL_BEAST_HPP
+#endif  // ASIO_WHEEL_BEAST_HPP

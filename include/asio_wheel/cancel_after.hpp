@@ -59,9 +59,9 @@ public:
   /// The deadline of an operation starting now.
   time_point deadline() const
   {
-    return relative_
-      ? detail::chrono_time_traits<Clock, WaitTraits>::add(Clock::now(), after_)
-      : at_;
+    return relative_ ? detail::chrono_time_traits<Clock, WaitTraits>::add(
+               Clock::now(), after_)
+                     : at_;
   }
 
   /// How late the timeout may fire, in @p service's ticks: the tolerance
@@ -73,9 +73,10 @@ public:
     if (tolerance_ >= duration::zero())
       own.set_own(service.slack_of(tolerance_));
     return service.slack_for(own, [this] {
-      return relative_ ? after_
-        : detail::chrono_time_traits<Clock, WaitTraits>::subtract(
-            at_, Clock::now());
+      return relative_
+          ? after_
+          : detail::chrono_time_traits<Clock, WaitTraits>::subtract(
+              at_, Clock::now());
     });
   }
 
@@ -97,10 +98,8 @@ public:
 private:
   timeout_spec(bool relative, const duration& d, const time_point& t,
       asio::cancellation_type_t type, const duration& tolerance)
-    : relative_(relative), after_(d), at_(t), type_(type),
-      tolerance_(tolerance)
-  {
-  }
+    : relative_(relative), after_(d), at_(t), type_(type), tolerance_(tolerance)
+  {}
 
   bool relative_;
   duration after_;
@@ -142,8 +141,7 @@ public:
   template <typename T>
   timed_cancel_t(T&& token, const timeout_spec<Clock, WaitTraits>& spec)
     : token_(std::forward<T>(token)), spec_(spec)
-  {
-  }
+  {}
 
   CompletionToken token_;
   timeout_spec<Clock, WaitTraits> spec_;
@@ -157,13 +155,12 @@ class partial_timed_cancel
 public:
   explicit partial_timed_cancel(const timeout_spec<Clock, WaitTraits>& spec)
     : spec_(spec)
-  {
-  }
+  {}
 
   /// Adapts @p token.
   template <typename CompletionToken>
-  timed_cancel_t<std::decay_t<CompletionToken>, Clock, WaitTraits>
-  operator()(CompletionToken&& token) const
+  timed_cancel_t<std::decay_t<CompletionToken>, Clock, WaitTraits> operator()(
+      CompletionToken&& token) const
   {
     return timed_cancel_t<std::decay_t<CompletionToken>, Clock, WaitTraits>(
         std::forward<CompletionToken>(token), spec_);
@@ -187,11 +184,10 @@ public:
   using timer_type = basic_wheel_timer<Clock, WaitTraits, Executor>;
 
   template <typename T>
-  timed_cancel_timer_t(T&& token, timer_type& timer,
-      const timeout_spec<Clock, WaitTraits>& spec)
+  timed_cancel_timer_t(
+      T&& token, timer_type& timer, const timeout_spec<Clock, WaitTraits>& spec)
     : token_(std::forward<T>(token)), timer_(timer), spec_(spec)
-  {
-  }
+  {}
 
   CompletionToken token_;
   timer_type& timer_;
@@ -206,21 +202,20 @@ class partial_timed_cancel_timer
 public:
   using timer_type = basic_wheel_timer<Clock, WaitTraits, Executor>;
 
-  partial_timed_cancel_timer(timer_type& timer,
-      const timeout_spec<Clock, WaitTraits>& spec)
+  partial_timed_cancel_timer(
+      timer_type& timer, const timeout_spec<Clock, WaitTraits>& spec)
     : timer_(timer), spec_(spec)
-  {
-  }
+  {}
 
   /// Adapts @p token.
   template <typename CompletionToken>
   timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
-    Executor>
+      Executor>
   operator()(CompletionToken&& token) const
   {
     return timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock,
-      WaitTraits, Executor>(std::forward<CompletionToken>(token), timer_,
-        spec_);
+        WaitTraits, Executor>(
+        std::forward<CompletionToken>(token), timer_, spec_);
   }
 
   timer_type& timer_;
@@ -239,7 +234,7 @@ partial_timed_cancel<std::chrono::steady_clock> cancel_after(
 {
   using spec = timeout_spec<std::chrono::steady_clock>;
   return partial_timed_cancel<std::chrono::steady_clock>(spec::after(
-        std::chrono::ceil<std::chrono::steady_clock::duration>(timeout), type));
+      std::chrono::ceil<std::chrono::steady_clock::duration>(timeout), type));
 }
 
 /// Cancels the operation if it has not completed within @p timeout:
@@ -248,8 +243,8 @@ partial_timed_cancel<std::chrono::steady_clock> cancel_after(
 /// @endcode
 template <typename Rep, typename Period, typename CompletionToken>
 timed_cancel_t<std::decay_t<CompletionToken>, std::chrono::steady_clock>
-cancel_after(const std::chrono::duration<Rep, Period>& timeout,
-    CompletionToken&& token)
+cancel_after(
+    const std::chrono::duration<Rep, Period>& timeout, CompletionToken&& token)
 {
   // Qualified: Asio 1.31+ has its own cancel_after, found by ADL.
   return ::asio_wheel::cancel_after(timeout, asio::cancellation_type::terminal)(
@@ -262,7 +257,8 @@ timed_cancel_t<std::decay_t<CompletionToken>, std::chrono::steady_clock>
 cancel_after(const std::chrono::duration<Rep, Period>& timeout,
     asio::cancellation_type_t type, CompletionToken&& token)
 {
-  return ::asio_wheel::cancel_after(timeout, type)(std::forward<CompletionToken>(token));
+  return ::asio_wheel::cancel_after(timeout, type)(
+      std::forward<CompletionToken>(token));
 }
 
 /// cancel_after with the timeout's own tolerance (see tolerance()).
@@ -274,9 +270,8 @@ partial_timed_cancel<std::chrono::steady_clock> cancel_after(
 {
   using spec = timeout_spec<std::chrono::steady_clock>;
   return partial_timed_cancel<std::chrono::steady_clock>(spec::after(
-        std::chrono::ceil<std::chrono::steady_clock::duration>(timeout), type,
-        std::chrono::floor<std::chrono::steady_clock::duration>(
-          tolerance.late)));
+      std::chrono::ceil<std::chrono::steady_clock::duration>(timeout), type,
+      std::chrono::floor<std::chrono::steady_clock::duration>(tolerance.late)));
 }
 
 /// As above, adapting @p token.
@@ -308,8 +303,7 @@ partial_timed_cancel<Clock> cancel_at(
     asio::cancellation_type_t type = asio::cancellation_type::terminal)
 {
   return partial_timed_cancel<Clock>(timeout_spec<Clock>::at(
-        std::chrono::time_point_cast<typename Clock::duration>(deadline),
-        type));
+      std::chrono::time_point_cast<typename Clock::duration>(deadline), type));
 }
 
 /// As above, adapting @p token.
@@ -328,7 +322,8 @@ timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
     const std::chrono::time_point<Clock, Duration>& deadline,
     asio::cancellation_type_t type, CompletionToken&& token)
 {
-  return ::asio_wheel::cancel_at(deadline, type)(std::forward<CompletionToken>(token));
+  return ::asio_wheel::cancel_at(deadline, type)(
+      std::forward<CompletionToken>(token));
 }
 
 /// cancel_at with the timeout's own tolerance (see tolerance()).
@@ -339,8 +334,8 @@ partial_timed_cancel<Clock> cancel_at(
     asio::cancellation_type_t type = asio::cancellation_type::terminal)
 {
   return partial_timed_cancel<Clock>(timeout_spec<Clock>::at(
-        std::chrono::time_point_cast<typename Clock::duration>(deadline),
-        type, std::chrono::floor<typename Clock::duration>(tolerance.late)));
+      std::chrono::time_point_cast<typename Clock::duration>(deadline), type,
+      std::chrono::floor<typename Clock::duration>(tolerance.late)));
 }
 
 /// As above, adapting @p token.
@@ -371,8 +366,8 @@ timed_cancel_t<std::decay_t<CompletionToken>, Clock> cancel_at(
 /// @code
 /// co_await sock.async_read_some(buf, asio_wheel::cancel_after(timer, 30s));
 /// @endcode
-template <typename Clock, typename WaitTraits, typename Executor,
-    typename Rep, typename Period>
+template <typename Clock, typename WaitTraits, typename Executor, typename Rep,
+    typename Period>
 partial_timed_cancel_timer<Clock, WaitTraits, Executor> cancel_after(
     basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
     const std::chrono::duration<Rep, Period>& timeout,
@@ -384,10 +379,9 @@ partial_timed_cancel_timer<Clock, WaitTraits, Executor> cancel_after(
 }
 
 /// As above, adapting @p token.
-template <typename Clock, typename WaitTraits, typename Executor,
-    typename Rep, typename Period, typename CompletionToken>
-timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
-  Executor>
+template <typename Clock, typename WaitTraits, typename Executor, typename Rep,
+    typename Period, typename CompletionToken>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits, Executor>
 cancel_after(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
     const std::chrono::duration<Rep, Period>& timeout, CompletionToken&& token)
 {
@@ -396,10 +390,9 @@ cancel_after(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
 }
 
 /// As above, with the cancellation type to emit.
-template <typename Clock, typename WaitTraits, typename Executor,
-    typename Rep, typename Period, typename CompletionToken>
-timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
-  Executor>
+template <typename Clock, typename WaitTraits, typename Executor, typename Rep,
+    typename Period, typename CompletionToken>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits, Executor>
 cancel_after(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
     const std::chrono::duration<Rep, Period>& timeout,
     asio::cancellation_type_t type, CompletionToken&& token)
@@ -419,15 +412,14 @@ partial_timed_cancel_timer<Clock, WaitTraits, Executor> cancel_at(
 {
   using spec = timeout_spec<Clock, WaitTraits>;
   return partial_timed_cancel_timer<Clock, WaitTraits, Executor>(timer,
-      spec::at(std::chrono::time_point_cast<typename Clock::duration>(
-          deadline), type));
+      spec::at(std::chrono::time_point_cast<typename Clock::duration>(deadline),
+          type));
 }
 
 /// As above, adapting @p token.
 template <typename Clock, typename WaitTraits, typename Executor,
     typename Duration, typename CompletionToken>
-timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
-  Executor>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits, Executor>
 cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
     const std::chrono::time_point<Clock, Duration>& deadline,
     CompletionToken&& token)
@@ -439,8 +431,7 @@ cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
 /// As above, with the cancellation type to emit.
 template <typename Clock, typename WaitTraits, typename Executor,
     typename Duration, typename CompletionToken>
-timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits,
-  Executor>
+timed_cancel_timer_t<std::decay_t<CompletionToken>, Clock, WaitTraits, Executor>
 cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
     const std::chrono::time_point<Clock, Duration>& deadline,
     asio::cancellation_type_t type, CompletionToken&& token)
@@ -453,4 +444,4 @@ ASIO_WHEEL_NAMESPACE_END
 
 #include <asio_wheel/impl/cancel_after.hpp>
 
-#endif // ASIO_WHEEL_CANCEL_AFTER_HPP
+#endif  // ASIO_WHEEL_CANCEL_AFTER_HPP

@@ -14,11 +14,12 @@
 #define ASIO_WHEEL_SRC_HPP
 
 #if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
-# error "asio_wheel/src.hpp compiles asio_wheel's functions once: define ASIO_WHEEL_SEPARATE_COMPILATION here and wherever asio_wheel's headers are included (or include nothing: the library is header-only without it)"
+# error                                                                        \
+     "asio_wheel/src.hpp compiles asio_wheel's functions once: define ASIO_WHEEL_SEPARATE_COMPILATION here and wherever asio_wheel's headers are included (or include nothing: the library is header-only without it)"
 #endif
 
 #include <asio_wheel/detail/impl/op_pool.ipp>
 #include <asio_wheel/detail/impl/timing_wheel.ipp>
 #include <asio_wheel/detail/impl/wheel_mutex.ipp>
 
-#endif // ASIO_WHEEL_SRC_HPP
+#endif  // ASIO_WHEEL_SRC_HPP

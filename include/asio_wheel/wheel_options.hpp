@@ -73,7 +73,8 @@ inline const wheel_options& validated(const wheel_options& o)
   if (!(o.tolerance >= 0.0 && o.tolerance <= 1.0))
     throw std::invalid_argument(
         "asio_wheel::wheel_options::tolerance must be a fraction of each "
-        "wait's length in [0, 1] (got " + std::to_string(o.tolerance) + ")");
+        "wait's length in [0, 1] (got "
+        + std::to_string(o.tolerance) + ")");
   if (o.tick <= std::chrono::nanoseconds::zero())
     throw std::invalid_argument(
         "asio_wheel::wheel_options::tick must be greater than zero (got "
@@ -81,7 +82,8 @@ inline const wheel_options& validated(const wheel_options& o)
   if (o.slots == 0 || (o.slots & (o.slots - 1)) != 0)
     throw std::invalid_argument(
         "asio_wheel::wheel_options::slots must be a non-zero power of two "
-        "(got " + std::to_string(o.slots) + ")");
+        "(got "
+        + std::to_string(o.slots) + ")");
   if (o.max_completions_per_slice == 0)
     throw std::invalid_argument(
         "asio_wheel::wheel_options::max_completions_per_slice must be "
@@ -89,7 +91,7 @@ inline const wheel_options& validated(const wheel_options& o)
   return o;
 }
 
-} // namespace detail
+}  // namespace detail
 
 /// Counters of one wheel_timer_service, read with wheel_timer_service::stats().
 struct wheel_stats
@@ -186,4 +188,4 @@ struct wheel_stats
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_WHEEL_OPTIONS_HPP
+#endif  // ASIO_WHEEL_WHEEL_OPTIONS_HPP

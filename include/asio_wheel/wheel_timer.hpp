@@ -46,8 +46,7 @@ ASIO_WHEEL_NAMESPACE_BEGIN
  * @par Thread Safety
  * Distinct objects: Safe. Shared objects: Unsafe.
  */
-template <typename Clock,
-    typename WaitTraits = asio::wait_traits<Clock>,
+template <typename Clock, typename WaitTraits = asio::wait_traits<Clock>,
     typename Executor = asio::any_io_executor>
 class basic_wheel_timer
 {
@@ -80,19 +79,16 @@ public:
 
   /// Constructs a timer without an expiry (set one before waiting).
   /// @param ex The I/O executor used, by default, to dispatch handlers.
-  explicit basic_wheel_timer(const executor_type& ex)
-    : impl_(0, ex)
-  {
-  }
+  explicit basic_wheel_timer(const executor_type& ex) : impl_(0, ex) {}
 
   /// Constructs a timer without an expiry, using the context's executor.
   template <typename ExecutionContext>
   explicit basic_wheel_timer(ExecutionContext& context,
       std::enable_if_t<std::is_convertible<ExecutionContext&,
-        asio::execution_context&>::value, int> = 0)
+                           asio::execution_context&>::value,
+          int> = 0)
     : impl_(0, 0, context)
-  {
-  }
+  {}
 
   /// Constructs a timer that expires at the absolute time @p expiry_time.
   basic_wheel_timer(const executor_type& ex, const time_point& expiry_time)
@@ -106,7 +102,8 @@ public:
   explicit basic_wheel_timer(ExecutionContext& context,
       const time_point& expiry_time,
       std::enable_if_t<std::is_convertible<ExecutionContext&,
-        asio::execution_context&>::value, int> = 0)
+                           asio::execution_context&>::value,
+          int> = 0)
     : impl_(0, 0, context)
   {
     expires_at(expiry_time);
@@ -124,7 +121,8 @@ public:
   explicit basic_wheel_timer(ExecutionContext& context,
       const duration& expiry_time,
       std::enable_if_t<std::is_convertible<ExecutionContext&,
-        asio::execution_context&>::value, int> = 0)
+                           asio::execution_context&>::value,
+          int> = 0)
     : impl_(0, 0, context)
   {
     expires_after(expiry_time);
@@ -132,10 +130,8 @@ public:
 
   /// Moves a timer: its expiry and pending waits go with it. The moved-from
   /// object is as if constructed from its executor.
-  basic_wheel_timer(basic_wheel_timer&& other)
-    : impl_(std::move(other.impl_))
-  {
-  }
+  basic_wheel_timer(basic_wheel_timer&& other) : impl_(std::move(other.impl_))
+  {}
 
   /// Move-assigns a timer: this object's own pending waits are cancelled
   /// first (operation_aborted), then it takes over @p other's expiry and
@@ -152,10 +148,10 @@ public:
   /// Moves a timer that uses another executor type.
   template <typename Executor1>
   basic_wheel_timer(basic_wheel_timer<Clock, WaitTraits, Executor1>&& other,
-      std::enable_if_t<std::is_convertible<Executor1, Executor>::value, int> = 0)
+      std::enable_if_t<std::is_convertible<Executor1, Executor>::value, int> =
+          0)
     : impl_(std::move(other.impl_))
-  {
-  }
+  {}
 
   /// Move-assigns a timer that uses another executor type.
   template <typename Executor1>
@@ -184,16 +180,10 @@ public:
   /// Aborts all pending waits (each completes with operation_aborted).
   /// @returns The number of waits aborted. A wait that has already expired
   /// but whose handler has not run yet is not counted and still sees success.
-  std::size_t cancel()
-  {
-    return service().cancel(impl());
-  }
+  std::size_t cancel() { return service().cancel(impl()); }
 
   /// Aborts the oldest pending wait; returns 0 or 1.
-  std::size_t cancel_one()
-  {
-    return service().cancel_one(impl());
-  }
+  std::size_t cancel_one() { return service().cancel_one(impl()); }
 
   /// The timer's expiry as an absolute time.
   time_point expiry() const
@@ -217,8 +207,8 @@ public:
     prefetch_object();
     // The clock first: it must not wait for the timer's lines to arrive.
     const time_point now = time_traits::now();
-    return service().expires_at(impl(), time_traits::add(now, expiry_time),
-        now);
+    return service().expires_at(
+        impl(), time_traits::add(now, expiry_time), now);
   }
 
   /// Moves the expiry of the pending waits to @p expiry_time without
@@ -240,8 +230,8 @@ public:
     prefetch_object();
     // The clock first: it must not wait for the timer's lines to arrive.
     const time_point now = time_traits::now();
-    return service().reschedule_at(impl(), time_traits::add(now, expiry_time),
-        now);
+    return service().reschedule_at(
+        impl(), time_traits::add(now, expiry_time), now);
   }
 
   /// Sets how late this timer's waits may complete: up to @p tolerance
@@ -287,8 +277,7 @@ public:
   }
 
   /// (Deprecated: use non-error_code overload.) Sets the expiry.
-  std::size_t expires_at(const time_point& expiry_time,
-      error_code& ec)
+  std::size_t expires_at(const time_point& expiry_time, error_code& ec)
   {
     ec = error_code();
     return expires_at(expiry_time);
@@ -307,13 +296,12 @@ public:
   }
 
   /// (Deprecated: use expires_after().) Sets the expiry relative to now.
-  std::size_t expires_from_now(const duration& expiry_time,
-      error_code& ec)
+  std::size_t expires_from_now(const duration& expiry_time, error_code& ec)
   {
     ec = error_code();
     return expires_after(expiry_time);
   }
-#endif // defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
+#endif  // defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
 
   /// Blocks until the timer has expired.
   void wait()
@@ -338,9 +326,11 @@ public:
    * cancellation slot are honoured (terminal, partial and total
    * cancellation).
    */
-  template <typename WaitToken = asio::default_completion_token_t<executor_type>>
-  auto async_wait(WaitToken&& token = asio::default_completion_token_t<executor_type>())
-    -> decltype(asio::async_initiate<WaitToken, void(error_code)>(
+  template <
+      typename WaitToken = asio::default_completion_token_t<executor_type>>
+  auto async_wait(
+      WaitToken&& token = asio::default_completion_token_t<executor_type>())
+      -> decltype(asio::async_initiate<WaitToken, void(error_code)>(
           std::declval<initiate_async_wait>(), token))
   {
     return asio::async_initiate<WaitToken, void(error_code)>(
@@ -348,7 +338,10 @@ public:
   }
 
 private:
-  service_type& service() { return impl_.get_service(); }
+  service_type& service()
+  {
+    return impl_.get_service();
+  }
   typename service_type::implementation_type& impl()
   {
     return impl_.get_implementation();
@@ -372,10 +365,7 @@ private:
   public:
     using executor_type = Executor;
 
-    explicit initiate_async_wait(basic_wheel_timer* self)
-      : self_(self)
-    {
-    }
+    explicit initiate_async_wait(basic_wheel_timer* self) : self_(self) {}
 
     detail::returned_executor_t<executor_type> get_executor() const noexcept
     {
@@ -413,4 +403,4 @@ using high_resolution_wheel_timer =
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_WHEEL_TIMER_HPP
+#endif  // ASIO_WHEEL_WHEEL_TIMER_HPP

@@ -110,7 +110,7 @@ struct timer_expiry
   timer_slack slack;
 };
 
-} // namespace detail
+}  // namespace detail
 
 /// Keeps the pending waits of many timers in one hierarchical timing wheel.
 /**
@@ -130,11 +130,9 @@ struct timer_expiry
  * does not lock (concurrency hint ..._CONCURRENCY_HINT_UNSAFE), as Asio's
  * own locks are.
  */
-template <typename Clock,
-    typename WaitTraits = asio::wait_traits<Clock>>
-class wheel_timer_service
-  : public detail::execution_context_service_base<
-      wheel_timer_service<Clock, WaitTraits>>
+template <typename Clock, typename WaitTraits = asio::wait_traits<Clock>>
+class wheel_timer_service : public detail::execution_context_service_base<
+                                wheel_timer_service<Clock, WaitTraits>>
 {
 public:
   using clock_type = Clock;
@@ -149,25 +147,23 @@ public:
   /// wait reuses and a walk drops. The expiry and the FIFO come first so
   /// that a reschedule, which touches only them, usually touches one cache
   /// line of the timer.
-  struct implementation_type
-    : detail::timer_expiry<time_point>, detail::timer_waits, detail::wheel_entry
-  {
-  };
+  struct implementation_type : detail::timer_expiry<time_point>,
+                               detail::timer_waits,
+                               detail::wheel_entry
+  {};
 
   /// Creates the service with default wheel_options (use_service).
   explicit wheel_timer_service(asio::execution_context& context)
     : wheel_timer_service(context, wheel_options())
-  {
-  }
+  {}
 
   /// Creates the service with @p options (make_service).
   /// @throws std::invalid_argument naming the invalid field.
-  wheel_timer_service(asio::execution_context& context,
-      const wheel_options& options)
+  wheel_timer_service(
+      asio::execution_context& context, const wheel_options& options)
     : wheel_timer_service(context, detail::validated(options),
         asio::use_service<detail::scheduler>(context))
-  {
-  }
+  {}
 
   /// The options the service was made with.
   const wheel_options& options() const noexcept { return options_; }
@@ -216,16 +212,16 @@ public:
 
   /// The same, for an expiry set at @p now (expires_after: the length of
   /// the wait is t - now, for the context's tolerance).
-  std::size_t expires_at(implementation_type& impl, const time_point& t,
-      const time_point& now);
+  std::size_t expires_at(
+      implementation_type& impl, const time_point& t, const time_point& now);
 
   /// Moves the expiry of the pending waits without aborting them; returns
   /// how many waits moved. Later: a store, the entry is re-filed lazily.
   std::size_t reschedule_at(implementation_type& impl, const time_point& t);
 
   /// The same, for an expiry set at @p now (reschedule_after).
-  std::size_t reschedule_at(implementation_type& impl, const time_point& t,
-      const time_point& now);
+  std::size_t reschedule_at(
+      implementation_type& impl, const time_point& t, const time_point& now);
 
   /// Sets the timer's own tolerance, which replaces the context's
   /// (wheel_options::tolerance): its waits may complete up to @p d late,
@@ -243,8 +239,8 @@ public:
   /// the timeout's length, @p length(), which is called (it may read the
   /// clock) only when the context has a tolerance.
   template <typename Length>
-  detail::timer_slack slack_for(detail::timer_slack slack,
-      Length&& length) const;
+  detail::timer_slack slack_for(
+      detail::timer_slack slack, Length&& length) const;
 
   /// The ticks of a tolerance given in time. For per-operation timeouts.
   detail::tick_type slack_of(const duration& tolerance) const noexcept;
@@ -254,8 +250,8 @@ public:
 
   /// Starts an asynchronous wait for the timer's current expiry.
   template <typename Handler, typename IoExecutor>
-  void async_wait(implementation_type& impl,
-      Handler& handler, const IoExecutor& io_ex);
+  void async_wait(
+      implementation_type& impl, Handler& handler, const IoExecutor& io_ex);
 
   /// Per-operation timeouts (asio_wheel::cancel_after, the Beast stream): a
   /// timeout is an implementation_type with one wait whose operation the
@@ -283,19 +279,14 @@ private:
 
   wheel_timer_service(asio::execution_context& context,
       const wheel_options& options, detail::scheduler& scheduler)
-    : detail::execution_context_service_base<
-        wheel_timer_service>(context),
-      options_(options),
-      grid_(options.tick, Clock::now()),
-      wheel_(options.slots),
-      scheduler_(scheduler),
-      threading_(detail::threading_of(context)),
-      mutex_(threading_.locking),
+    : detail::execution_context_service_base<wheel_timer_service>(context),
+      options_(options), grid_(options.tick, Clock::now()),
+      wheel_(options.slots), scheduler_(scheduler),
+      threading_(detail::threading_of(context)), mutex_(threading_.locking),
       drive_(context, scheduler, grid_, &wheel_timer_service::on_drive, this),
-      slices_(scheduler, threading_.one_thread,
-          &wheel_timer_service::on_slice, this)
-  {
-  }
+      slices_(scheduler, threading_.one_thread, &wheel_timer_service::on_slice,
+          this)
+  {}
 
   // Installed in a handler's cancellation slot: aborts that one wait.
   class op_cancellation
@@ -303,14 +294,14 @@ private:
   public:
     op_cancellation(wheel_timer_service* s, detail::wait_op_base* op)
       : service_(s), op_(op)
-    {
-    }
+    {}
 
     void operator()(asio::cancellation_type_t type)
     {
-      if (!!(type & (asio::cancellation_type::terminal
-              | asio::cancellation_type::partial
-              | asio::cancellation_type::total)))
+      if (!!(type
+              & (asio::cancellation_type::terminal
+                  | asio::cancellation_type::partial
+                  | asio::cancellation_type::total)))
         service_->cancel_wait(op_);
     }
 
@@ -320,8 +311,8 @@ private:
   };
 
   template <typename Handler, typename IoExecutor>
-  void start_wait(implementation_type& impl,
-      Handler& handler, const IoExecutor& io_ex);
+  void start_wait(
+      implementation_type& impl, Handler& handler, const IoExecutor& io_ex);
 
   // After shutdown, as Asio's reactor does: hands the operation to the
   // scheduler, which destroys it without running it. Lock not held.
@@ -333,8 +324,8 @@ private:
   void enqueue_wait(implementation_type& impl, detail::wait_op_base* op,
       slice_request& request);
 
-  std::size_t cancel_and_set_expiry(implementation_type& impl,
-      std::size_t max_aborted);
+  std::size_t cancel_and_set_expiry(
+      implementation_type& impl, std::size_t max_aborted);
 
   // Aborts the pending waits, then sets the expiry to t, set at `now`.
   std::size_t cancel_and_set_expiry(implementation_type& impl,
@@ -347,30 +338,29 @@ private:
   // impl's expiry was set to t at `now`: under the context's tolerance, its
   // waits may be late by a fraction of t - now. Returns true if that is less
   // than before. Lock held.
-  bool set_context_slack(implementation_type& impl, const time_point& t,
-      const time_point& now);
+  bool set_context_slack(
+      implementation_type& impl, const time_point& t, const time_point& now);
 
   // The ticks a wait of `length` may be late by under the context's
   // tolerance (0 without one).
   tick_type context_slack(const duration& length) const noexcept;
 
   // The tick where a wait due at tick `precise` on impl completes.
-  static tick_type tolerant(tick_type precise,
-      const implementation_type& impl);
+  static tick_type tolerant(tick_type precise, const implementation_type& impl);
 
   duration tick_duration() const noexcept;
 
   // reschedule_at: the pending waits get expiry t, set at `now`.
-  std::size_t move_expiry(implementation_type& impl, const time_point& t,
-      const time_point& now);
+  std::size_t move_expiry(
+      implementation_type& impl, const time_point& t, const time_point& now);
 
   // impl's pending waits may now be due earlier than it is filed: completes
   // them if due, else moves the entry earlier if it must. Lock held.
   void refile_pending(implementation_type& impl, slice_request& request);
 
   // Aborts up to max_aborted of impl's oldest waits. Lock held.
-  std::size_t abort_waits(implementation_type& impl,
-      slice_request& request, std::size_t max_aborted);
+  std::size_t abort_waits(implementation_type& impl, slice_request& request,
+      std::size_t max_aborted);
 
   // Aborts all of impl's waits and unlinks its entry, ghost included: the
   // implementation is going away or taking over another's. Lock held.
@@ -481,4 +471,4 @@ ASIO_WHEEL_NAMESPACE_END
 
 #include <asio_wheel/impl/wheel_timer_service.hpp>
 
-#endif // ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
+#endif  // ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP

@@ -44,10 +44,7 @@ struct incrementer_handler_v1
 {
   explicit incrementer_handler_v1(incrementer_token_v1 t) : count(t.count) {}
 
-  void operator()(error_code error)
-  {
-    increment_on_cancel(count, error);
-  }
+  void operator()(error_code error) { increment_on_cancel(count, error); }
 
   int* count;
 };
@@ -58,7 +55,7 @@ struct incrementer_token_v2
   int* count;
 };
 
-} // namespace
+}  // namespace
 
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 
@@ -77,12 +74,11 @@ class async_result<incrementer_token_v2, void(error_code)>
 {
 public:
   template <typename Initiation, typename... Args>
-  static void initiate(Initiation initiation,
-      incrementer_token_v2 token, Args&&... args)
+  static void initiate(
+      Initiation initiation, incrementer_token_v2 token, Args&&... args)
   {
-    initiation(
-        bindns::bind(&increment_on_cancel,
-          token.count, bindns::placeholders::_1),
+    initiation(bindns::bind(
+                   &increment_on_cancel, token.count, bindns::placeholders::_1),
         static_cast<Args&&>(args)...);
   }
 };
@@ -97,20 +93,16 @@ BOOST_AUTO_TEST_CASE(cancel_after_function_object_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(5),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(5),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_after(chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -118,11 +110,10 @@ BOOST_AUTO_TEST_CASE(cancel_after_function_object_test)
   BOOST_TEST(count == 1);
 
   t.expires_after(chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(5),
-        asio_wheel::cancel_after(chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(5),
+      asio_wheel::cancel_after(chronons::seconds(10),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -130,11 +121,10 @@ BOOST_AUTO_TEST_CASE(cancel_after_function_object_test)
   BOOST_TEST(count == 1);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::milliseconds(100),
-        asio_wheel::cancel_after(chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_after(chronons::milliseconds(100),
+      asio_wheel::cancel_after(chronons::seconds(10),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -142,11 +132,10 @@ BOOST_AUTO_TEST_CASE(cancel_after_function_object_test)
   BOOST_TEST(count == 2);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(10),
-        asio_wheel::cancel_after(chronons::milliseconds(100),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(10),
+      asio_wheel::cancel_after(chronons::milliseconds(100),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -162,20 +151,18 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_function_object_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(5),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_after(cancellation_timer1,
+      chronons::seconds(5),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_after(cancellation_timer1,
+      chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -185,9 +172,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_function_object_test)
   t.expires_after(chronons::milliseconds(100));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(5),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+          asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
+              bindns::bind(
+                  &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -197,9 +184,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_function_object_test)
   t.expires_after(chronons::seconds(5));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::milliseconds(100),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+          asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
+              bindns::bind(
+                  &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -207,11 +194,11 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_function_object_test)
   BOOST_TEST(count == 2);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(10),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::milliseconds(100),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_after(cancellation_timer1,
+      chronons::seconds(10),
+      asio_wheel::cancel_after(cancellation_timer2, chronons::milliseconds(100),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -225,19 +212,16 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v1_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(5),
-        incrementer_token_v1(&count)));
+  t.async_wait(asio_wheel::cancel_after(
+      chronons::seconds(5), incrementer_token_v1(&count)));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_after(chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -245,10 +229,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v1_test)
   BOOST_TEST(count == 1);
 
   t.expires_after(chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(5),
-        asio_wheel::cancel_after(chronons::seconds(10),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(5),
+      asio_wheel::cancel_after(
+          chronons::seconds(10), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -256,10 +239,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v1_test)
   BOOST_TEST(count == 1);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::milliseconds(100),
-        asio_wheel::cancel_after(chronons::seconds(10),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_after(chronons::milliseconds(100),
+      asio_wheel::cancel_after(
+          chronons::seconds(10), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -267,10 +249,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v1_test)
   BOOST_TEST(count == 2);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(10),
-        asio_wheel::cancel_after(chronons::milliseconds(100),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(10),
+      asio_wheel::cancel_after(
+          chronons::milliseconds(100), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -286,19 +267,17 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v1_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(5),
-        incrementer_token_v1(&count)));
+  t.async_wait(asio_wheel::cancel_after(
+      cancellation_timer1, chronons::seconds(5), incrementer_token_v1(&count)));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_after(cancellation_timer1,
+      chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -308,8 +287,8 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v1_test)
   t.expires_after(chronons::milliseconds(100));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(5),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
-          incrementer_token_v1(&count))));
+          asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
+              incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -319,8 +298,8 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v1_test)
   t.expires_after(chronons::seconds(5));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::milliseconds(100),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
-          incrementer_token_v1(&count))));
+          asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
+              incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -330,8 +309,8 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v1_test)
   t.expires_after(chronons::seconds(5));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(10),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::milliseconds(100),
-          incrementer_token_v1(&count))));
+          asio_wheel::cancel_after(cancellation_timer2,
+              chronons::milliseconds(100), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -345,18 +324,16 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v2_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(5),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_after(
+      chronons::seconds(5), incrementer_token_v2(&count)));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::milliseconds(100),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_after(
+      chronons::milliseconds(100), incrementer_token_v2(&count)));
 
   ioc.restart();
   ioc.run();
@@ -364,10 +341,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v2_test)
   BOOST_TEST(count == 1);
 
   t.expires_after(chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(5),
-        asio_wheel::cancel_after(chronons::seconds(10),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(5),
+      asio_wheel::cancel_after(
+          chronons::seconds(10), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -375,10 +351,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v2_test)
   BOOST_TEST(count == 1);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::milliseconds(100),
-        asio_wheel::cancel_after(chronons::seconds(10),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_after(chronons::milliseconds(100),
+      asio_wheel::cancel_after(
+          chronons::seconds(10), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -386,10 +361,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_completion_token_v2_test)
   BOOST_TEST(count == 2);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(chronons::seconds(10),
-        asio_wheel::cancel_after(chronons::milliseconds(100),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_after(chronons::seconds(10),
+      asio_wheel::cancel_after(
+          chronons::milliseconds(100), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -405,18 +379,16 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v2_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(5),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_after(
+      cancellation_timer1, chronons::seconds(5), incrementer_token_v2(&count)));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(
-      asio_wheel::cancel_after(cancellation_timer1, chronons::milliseconds(100),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_after(cancellation_timer1,
+      chronons::milliseconds(100), incrementer_token_v2(&count)));
 
   ioc.restart();
   ioc.run();
@@ -426,8 +398,8 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v2_test)
   t.expires_after(chronons::milliseconds(100));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(5),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
-          incrementer_token_v2(&count))));
+          asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
+              incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -437,8 +409,8 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v2_test)
   t.expires_after(chronons::seconds(5));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::milliseconds(100),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
-          incrementer_token_v2(&count))));
+          asio_wheel::cancel_after(cancellation_timer2, chronons::seconds(10),
+              incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -448,8 +420,8 @@ BOOST_AUTO_TEST_CASE(cancel_after_timer_completion_token_v2_test)
   t.expires_after(chronons::seconds(5));
   t.async_wait(
       asio_wheel::cancel_after(cancellation_timer1, chronons::seconds(10),
-        asio_wheel::cancel_after(cancellation_timer2, chronons::milliseconds(100),
-          incrementer_token_v2(&count))));
+          asio_wheel::cancel_after(cancellation_timer2,
+              chronons::milliseconds(100), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -487,16 +459,16 @@ BOOST_AUTO_TEST_CASE(partial_cancel_after_timer_test)
   int count = 0;
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
-  t.async_wait(asio_wheel::cancel_after(cancellation_timer, chronons::seconds(5)))(
-      incrementer_token_v2(&count));
+  t.async_wait(asio_wheel::cancel_after(
+      cancellation_timer, chronons::seconds(5)))(incrementer_token_v2(&count));
 
   ioc.run();
 
   BOOST_TEST(count == 0);
 
   t.expires_after(chronons::seconds(5));
-  t.async_wait(asio_wheel::cancel_after(cancellation_timer, chronons::milliseconds(100)))(
-      incrementer_token_v2(&count));
+  t.async_wait(asio_wheel::cancel_after(cancellation_timer,
+      chronons::milliseconds(100)))(incrementer_token_v2(&count));
 
   ioc.restart();
   ioc.run();
@@ -515,10 +487,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_function_object_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(5),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(5),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.run();
 
@@ -526,10 +496,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_function_object_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -538,11 +506,10 @@ BOOST_AUTO_TEST_CASE(cancel_at_function_object_test)
 
   t.expires_after(chronons::milliseconds(100));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(5),
-        asio_wheel::cancel_at(now + chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(5),
+      asio_wheel::cancel_at(now + chronons::seconds(10),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -551,11 +518,10 @@ BOOST_AUTO_TEST_CASE(cancel_at_function_object_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::milliseconds(100),
-        asio_wheel::cancel_at(now + chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::milliseconds(100),
+      asio_wheel::cancel_at(now + chronons::seconds(10),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -564,11 +530,10 @@ BOOST_AUTO_TEST_CASE(cancel_at_function_object_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(10),
-        asio_wheel::cancel_at(now + chronons::milliseconds(100),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(10),
+      asio_wheel::cancel_at(now + chronons::milliseconds(100),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -585,10 +550,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_function_object_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(5),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::seconds(5),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.run();
 
@@ -596,10 +560,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_function_object_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -608,11 +571,11 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_function_object_test)
 
   t.expires_after(chronons::milliseconds(100));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(5),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::seconds(5),
+      asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -621,11 +584,11 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_function_object_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::milliseconds(100),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::milliseconds(100),
+      asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
+          bindns::bind(
+              &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -636,9 +599,10 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_function_object_test)
   now = asio_wheel::wheel_timer::clock_type::now();
   t.async_wait(
       asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(10),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::milliseconds(100),
-          bindns::bind(&increment_on_cancel,
-            &count, bindns::placeholders::_1))));
+          asio_wheel::cancel_at(cancellation_timer2,
+              now + chronons::milliseconds(100),
+              bindns::bind(
+                  &increment_on_cancel, &count, bindns::placeholders::_1))));
 
   ioc.restart();
   ioc.run();
@@ -653,9 +617,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v1_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(5),
-        incrementer_token_v1(&count)));
+  t.async_wait(asio_wheel::cancel_at(
+      now + chronons::seconds(5), incrementer_token_v1(&count)));
 
   ioc.run();
 
@@ -663,10 +626,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v1_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -675,10 +636,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v1_test)
 
   t.expires_after(chronons::milliseconds(100));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(5),
-        asio_wheel::cancel_at(now + chronons::seconds(10),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(5),
+      asio_wheel::cancel_at(
+          now + chronons::seconds(10), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -687,10 +647,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v1_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::milliseconds(100),
-        asio_wheel::cancel_at(now + chronons::seconds(10),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::milliseconds(100),
+      asio_wheel::cancel_at(
+          now + chronons::seconds(10), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -699,10 +658,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v1_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(10),
-        asio_wheel::cancel_at(now + chronons::milliseconds(100),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(10),
+      asio_wheel::cancel_at(
+          now + chronons::milliseconds(100), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -719,9 +677,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v1_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(5),
-        incrementer_token_v1(&count)));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::seconds(5), incrementer_token_v1(&count)));
 
   ioc.run();
 
@@ -729,10 +686,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v1_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::milliseconds(100),
-        bindns::bind(&increment_on_cancel,
-          &count, bindns::placeholders::_1)));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::milliseconds(100),
+      bindns::bind(&increment_on_cancel, &count, bindns::placeholders::_1)));
 
   ioc.restart();
   ioc.run();
@@ -743,8 +699,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v1_test)
   now = asio_wheel::wheel_timer::clock_type::now();
   t.async_wait(
       asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(5),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
-          incrementer_token_v1(&count))));
+          asio_wheel::cancel_at(cancellation_timer2,
+              now + chronons::seconds(10), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -753,9 +709,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v1_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::milliseconds(100),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::milliseconds(100),
+      asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
           incrementer_token_v1(&count))));
 
   ioc.restart();
@@ -765,10 +721,10 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v1_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(10),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::milliseconds(100),
-          incrementer_token_v1(&count))));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::seconds(10),
+      asio_wheel::cancel_at(cancellation_timer2,
+          now + chronons::milliseconds(100), incrementer_token_v1(&count))));
 
   ioc.restart();
   ioc.run();
@@ -783,9 +739,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v2_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(5),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_at(
+      now + chronons::seconds(5), incrementer_token_v2(&count)));
 
   ioc.run();
 
@@ -793,9 +748,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v2_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::milliseconds(100),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_at(
+      now + chronons::milliseconds(100), incrementer_token_v2(&count)));
 
   ioc.restart();
   ioc.run();
@@ -804,10 +758,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v2_test)
 
   t.expires_after(chronons::milliseconds(100));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(5),
-        asio_wheel::cancel_at(now + chronons::seconds(10),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(5),
+      asio_wheel::cancel_at(
+          now + chronons::seconds(10), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -816,10 +769,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v2_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::milliseconds(100),
-        asio_wheel::cancel_at(now + chronons::seconds(10),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::milliseconds(100),
+      asio_wheel::cancel_at(
+          now + chronons::seconds(10), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -828,10 +780,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_completion_token_v2_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(now + chronons::seconds(10),
-        asio_wheel::cancel_at(now + chronons::milliseconds(100),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_at(now + chronons::seconds(10),
+      asio_wheel::cancel_at(
+          now + chronons::milliseconds(100), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -848,9 +799,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v2_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(5),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::seconds(5), incrementer_token_v2(&count)));
 
   ioc.run();
 
@@ -858,9 +808,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v2_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::milliseconds(100),
-        incrementer_token_v2(&count)));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::milliseconds(100), incrementer_token_v2(&count)));
 
   ioc.restart();
   ioc.run();
@@ -871,8 +820,8 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v2_test)
   now = asio_wheel::wheel_timer::clock_type::now();
   t.async_wait(
       asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(5),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
-          incrementer_token_v2(&count))));
+          asio_wheel::cancel_at(cancellation_timer2,
+              now + chronons::seconds(10), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -881,9 +830,9 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v2_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::milliseconds(100),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::milliseconds(100),
+      asio_wheel::cancel_at(cancellation_timer2, now + chronons::seconds(10),
           incrementer_token_v2(&count))));
 
   ioc.restart();
@@ -893,10 +842,10 @@ BOOST_AUTO_TEST_CASE(cancel_at_timer_completion_token_v2_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer1, now + chronons::seconds(10),
-        asio_wheel::cancel_at(cancellation_timer2, now + chronons::milliseconds(100),
-          incrementer_token_v2(&count))));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer1,
+      now + chronons::seconds(10),
+      asio_wheel::cancel_at(cancellation_timer2,
+          now + chronons::milliseconds(100), incrementer_token_v2(&count))));
 
   ioc.restart();
   ioc.run();
@@ -937,8 +886,8 @@ BOOST_AUTO_TEST_CASE(partial_cancel_at_timer_test)
 
   asio_wheel::wheel_timer t(ioc, chronons::milliseconds(100));
   auto now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(asio_wheel::cancel_at(cancellation_timer, now + chronons::seconds(5)))(
-      incrementer_token_v2(&count));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer,
+      now + chronons::seconds(5)))(incrementer_token_v2(&count));
 
   ioc.run();
 
@@ -946,9 +895,8 @@ BOOST_AUTO_TEST_CASE(partial_cancel_at_timer_test)
 
   t.expires_after(chronons::seconds(5));
   now = asio_wheel::wheel_timer::clock_type::now();
-  t.async_wait(
-      asio_wheel::cancel_at(cancellation_timer, now + chronons::milliseconds(100)))(
-        incrementer_token_v2(&count));
+  t.async_wait(asio_wheel::cancel_at(cancellation_timer,
+      now + chronons::milliseconds(100)))(incrementer_token_v2(&count));
 
   ioc.restart();
   ioc.run();

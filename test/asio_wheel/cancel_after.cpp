@@ -38,9 +38,9 @@ using namespace std::chrono_literals;
 // manual_clock with asio::wait_traits, so the specialization is seen by every use.
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 template <>
-struct wait_traits<asio_wheel_test::manual_clock> : asio_wheel_test::manual_wait_traits
-{
-};
+struct wait_traits<asio_wheel_test::manual_clock>
+  : asio_wheel_test::manual_wait_traits
+{};
 ASIO_WHEEL_ASIO_NAMESPACE_END
 
 namespace {
@@ -53,9 +53,15 @@ struct wheel_adapter
 {
   static constexpr const char* name = "asio_wheel::cancel_at";
   template <class... A>
-  static auto at(A&&... a) { return asio_wheel::cancel_at(std::forward<A>(a)...); }
+  static auto at(A&&... a)
+  {
+    return asio_wheel::cancel_at(std::forward<A>(a)...);
+  }
   template <class... A>
-  static auto after(A&&... a) { return asio_wheel::cancel_after(std::forward<A>(a)...); }
+  static auto after(A&&... a)
+  {
+    return asio_wheel::cancel_after(std::forward<A>(a)...);
+  }
   using timer = asio_wheel::basic_wheel_timer<manual_clock>;
   static constexpr bool is_wheel = true;
 };
@@ -65,9 +71,15 @@ struct asio_adapter
 {
   static constexpr const char* name = "asio::cancel_at";
   template <class... A>
-  static auto at(A&&... a) { return asio::cancel_at(std::forward<A>(a)...); }
+  static auto at(A&&... a)
+  {
+    return asio::cancel_at(std::forward<A>(a)...);
+  }
   template <class... A>
-  static auto after(A&&... a) { return asio::cancel_after(std::forward<A>(a)...); }
+  static auto after(A&&... a)
+  {
+    return asio::cancel_after(std::forward<A>(a)...);
+  }
   using timer = asio::basic_waitable_timer<manual_clock>;
   static constexpr bool is_wheel = false;
 };
@@ -87,8 +99,8 @@ struct socket_pair
 {
   explicit socket_pair(asio::io_context& io) : reader(io), writer(io)
   {
-    asio::ip::tcp::acceptor acceptor(io,
-        asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    asio::ip::tcp::acceptor acceptor(
+        io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     writer.connect(acceptor.local_endpoint());
     acceptor.accept(reader);
   }
@@ -123,13 +135,13 @@ class controlled_operation
 public:
   explicit controlled_operation(asio::io_context& io, bool honour = true)
     : io_(io), honour_(honour)
-  {
-  }
+  {}
 
   template <class Token>
   auto async_run(Token&& token)
   {
-    return asio::async_initiate<Token, void(error_code, int)>(initiation{this}, token);
+    return asio::async_initiate<Token, void(error_code, int)>(
+        initiation{this}, token);
   }
 
   // Completes the operation (if it is pending) with ec and value, through a post.
@@ -139,7 +151,9 @@ public:
       return;
     auto handler = std::move(*pending_);
     pending_.reset();
-    asio::post(io_, [handler = std::move(handler), ec, value]() mutable { handler(ec, value); });
+    asio::post(io_, [handler = std::move(handler), ec, value]() mutable {
+      handler(ec, value);
+    });
   }
 
   std::vector<asio::cancellation_type_t> received;
@@ -151,13 +165,17 @@ private:
   {
     controlled_operation* self;
     using executor_type = asio::io_context::executor_type;
-    executor_type get_executor() const noexcept { return self->io_.get_executor(); }
+    executor_type get_executor() const noexcept
+    {
+      return self->io_.get_executor();
+    }
 
     template <class Handler>
     void operator()(Handler&& handler) const
     {
       auto slot = asio::get_associated_cancellation_slot(handler);
-      auto shared = std::make_shared<std::decay_t<Handler>>(std::forward<Handler>(handler));
+      auto shared = std::make_shared<std::decay_t<Handler>>(
+          std::forward<Handler>(handler));
       self->pending_ = [shared](error_code ec, int v) { (*shared)(ec, v); };
       if (slot.is_connected())
       {
@@ -176,7 +194,10 @@ private:
   std::optional<handler_type> pending_;
 };
 
-manual_clock::time_point in(manual_clock::duration d) { return manual_clock::now() + d; }
+manual_clock::time_point in(manual_clock::duration d)
+{
+  return manual_clock::now() + d;
+}
 
 // How controlled_operation completed: how often, with what.
 struct run_record
@@ -203,7 +224,8 @@ public:
   template <class F>
   void push(F&& f)
   {
-    tasks_.push_back(std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f)));
+    tasks_.push_back(
+        std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f)));
   }
 
   std::size_t size() const { return tasks_.size(); }
@@ -229,7 +251,8 @@ private:
   struct task_of final : task
   {
     template <class G>
-    explicit task_of(G&& g) : function(std::forward<G>(g)) {}
+    explicit task_of(G&& g) : function(std::forward<G>(g))
+    {}
     void run() override { function(); }
     F function;
   };
@@ -240,9 +263,14 @@ private:
 class held_executor
 {
 public:
-  held_executor(asio::io_context& io, held_queue& queue) noexcept : io_(&io), queue_(&queue) {}
+  held_executor(asio::io_context& io, held_queue& queue) noexcept
+    : io_(&io), queue_(&queue)
+  {}
 
-  asio::execution_context& query(asio::execution::context_t) const noexcept { return *io_; }
+  asio::execution_context& query(asio::execution::context_t) const noexcept
+  {
+    return *io_;
+  }
 
   template <class F>
   void execute(F&& f) const
@@ -250,8 +278,14 @@ public:
     queue_->push(std::forward<F>(f));
   }
 
-  bool operator==(const held_executor& other) const noexcept { return queue_ == other.queue_; }
-  bool operator!=(const held_executor& other) const noexcept { return queue_ != other.queue_; }
+  bool operator==(const held_executor& other) const noexcept
+  {
+    return queue_ == other.queue_;
+  }
+  bool operator!=(const held_executor& other) const noexcept
+  {
+    return queue_ != other.queue_;
+  }
 
 private:
   asio::io_context* io_;
@@ -272,14 +306,15 @@ lvalue_initiating_token<Handler> initiate_as_lvalue(Handler handler)
   return {std::move(handler)};
 }
 
-} // namespace
+}  // namespace
 
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 template <class Handler, class... Signatures>
 struct async_result<lvalue_initiating_token<Handler>, Signatures...>
 {
   template <class Initiation, class RawToken, class... Args>
-  static void initiate(Initiation&& initiation, RawToken&& token, Args&&... args)
+  static void initiate(
+      Initiation&& initiation, RawToken&& token, Args&&... args)
   {
     const auto& as_lvalue = initiation;
     as_lvalue(Handler(token.handler), std::forward<Args>(args)...);
@@ -291,7 +326,8 @@ BOOST_AUTO_TEST_CASE(implementations_under_test)
 {
   std::cout << "cancel_after tests run against:";
 #if defined(ASIO_WHEEL_TEST_HAS_ASIO_CANCEL_AFTER)
-  std::cout << " asio::cancel_after (" << asio_wheel_test::asio_description() << ") and";
+  std::cout << " asio::cancel_after (" << asio_wheel_test::asio_description()
+            << ") and";
 #else
   std::cout << " (left out: asio::cancel_after, not in "
             << asio_wheel_test::asio_description() << ")";
@@ -302,34 +338,40 @@ BOOST_AUTO_TEST_CASE(implementations_under_test)
 
 // ---- Timeout and completion ---------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_cancels_a_pending_read_at_its_deadline_not_before,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timeout_cancels_a_pending_read_at_its_deadline_not_before, Adapter,
+    adapters)
 {
   asio::io_context io;
   socket_pair sockets(io);
   char buffer[16];
   read_record r;
-  sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(in(30s), record_into(r)));
+  sockets.reader.async_read_some(
+      asio::buffer(buffer), Adapter::at(in(30s), record_into(r)));
   settle(io);
   manual_clock::advance(30s - 1ns);
   settle(io);
-  BOOST_TEST(r.calls == 0, Adapter::name << ": the read was cancelled before its deadline");
+  BOOST_TEST(r.calls == 0,
+      Adapter::name << ": the read was cancelled before its deadline");
   manual_clock::advance(1ns);
   settle(io);
-  BOOST_TEST(r.calls == 1, Adapter::name << ": handler ran " << r.calls << " times");
-  BOOST_TEST((r.ec == asio::error::operation_aborted), Adapter::name << ": " << r.ec.message());
+  BOOST_TEST(
+      r.calls == 1, Adapter::name << ": handler ran " << r.calls << " times");
+  BOOST_TEST((r.ec == asio::error::operation_aborted),
+      Adapter::name << ": " << r.ec.message());
   BOOST_TEST(r.bytes == 0u);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(operation_completing_first_passes_its_result_and_no_timeout_fires,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    operation_completing_first_passes_its_result_and_no_timeout_fires, Adapter,
+    adapters)
 {
   asio::io_context io;
   socket_pair sockets(io);
   char buffer[16];
   read_record r;
-  sockets.reader.async_read_some(asio::buffer(buffer), Adapter::at(in(30s), record_into(r)));
+  sockets.reader.async_read_some(
+      asio::buffer(buffer), Adapter::at(in(30s), record_into(r)));
   sockets.send("hello");
   settle(io);
   BOOST_TEST(r.calls == 1);
@@ -337,11 +379,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(operation_completing_first_passes_its_result_and_n
   BOOST_TEST(r.bytes == 5u);
   manual_clock::advance(60s);
   settle(io);
-  BOOST_TEST(r.calls == 1, Adapter::name << ": handler ran again after the deadline");
+  BOOST_TEST(
+      r.calls == 1, Adapter::name << ": handler ran again after the deadline");
   if constexpr (Adapter::is_wheel)
   {
-    const asio_wheel::wheel_stats s = asio::use_service<manual_service>(io).stats();
-    BOOST_TEST(s.timeouts_withdrawn == 1u, "the timeout was not withdrawn from the wheel");
+    const asio_wheel::wheel_stats s =
+        asio::use_service<manual_service>(io).stats();
+    BOOST_TEST(s.timeouts_withdrawn == 1u,
+        "the timeout was not withdrawn from the wheel");
     BOOST_TEST(s.pending_waits == 0u);
     BOOST_TEST(s.timers_in_wheel == 0u);
     BOOST_TEST(s.waits_expired == 0u, "a withdrawn timeout fired");
@@ -380,46 +425,57 @@ void check_completion_while_the_timeouts_upcall_is_queued()
   manual_clock::advance(10ms);
   settle(io);
   BOOST_TEST_REQUIRE(held.size() == 1u,
-      Adapter::name << ": the timeout's upcall is not queued on the handler's executor");
-  BOOST_TEST(op.received.empty(), "the cancellation was emitted before its upcall ran");
+      Adapter::name
+          << ": the timeout's upcall is not queued on the handler's executor");
+  BOOST_TEST(op.received.empty(),
+      "the cancellation was emitted before its upcall ran");
 
   op.finish(error_code(), 42);
   settle(io);
   BOOST_TEST(r.calls == 0,
-      Adapter::name << ": the handler ran while the timeout's upcall was still queued");
+      Adapter::name
+          << ": the handler ran while the timeout's upcall was still queued");
 
   BOOST_TEST(held.run() == 1u);
-  BOOST_TEST(r.calls == 1, Adapter::name << ": handler ran " << r.calls << " times");
-  BOOST_TEST(!r.ec, Adapter::name << ": the operation's own result was replaced: " << r.ec.message());
+  BOOST_TEST(
+      r.calls == 1, Adapter::name << ": handler ran " << r.calls << " times");
+  BOOST_TEST(!r.ec,
+      Adapter::name << ": the operation's own result was replaced: "
+                    << r.ec.message());
   BOOST_TEST(r.value == 42, "the operation's result was not passed through");
-  BOOST_TEST(op.received.empty(), Adapter::name << ": the upcall emitted a cancellation to an "
-      "operation that had completed");
+  BOOST_TEST(op.received.empty(),
+      Adapter::name << ": the upcall emitted a cancellation to an "
+                       "operation that had completed");
   settle(io);
   BOOST_TEST(held.run() == 0u);
   BOOST_TEST(r.calls == 1);
   if constexpr (Adapter::is_wheel && !WithTimer)
   {
     // The wheel's own record of that path: the timeout fired and was not withdrawn.
-    const asio_wheel::wheel_stats s = asio::use_service<manual_service>(io).stats();
+    const asio_wheel::wheel_stats s =
+        asio::use_service<manual_service>(io).stats();
     BOOST_TEST(s.waits_expired == 1u, "the timeout did not fire");
     BOOST_TEST(s.timeouts_withdrawn == 0u, "a fired timeout was withdrawn");
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(completion_while_the_timeouts_upcall_is_queued_reaches_the_handler_after_it,
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    completion_while_the_timeouts_upcall_is_queued_reaches_the_handler_after_it,
     Adapter, adapters)
 {
   check_completion_while_the_timeouts_upcall_is_queued<Adapter, false>();
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(completion_while_the_timer_waits_upcall_is_queued_reaches_the_handler_after_it,
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    completion_while_the_timer_waits_upcall_is_queued_reaches_the_handler_after_it,
     Adapter, adapters)
 {
   check_completion_while_the_timeouts_upcall_is_queued<Adapter, true>();
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_that_the_operation_ignores_leaves_its_result_unchanged,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timeout_that_the_operation_ignores_leaves_its_result_unchanged, Adapter,
+    adapters)
 {
   asio::io_context io;
   controlled_operation op(io, false);
@@ -434,7 +490,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_that_the_operation_ignores_leaves_its_resu
   manual_clock::advance(5s);
   settle(io);
   BOOST_TEST(op.received.size() == 1u, "the timeout emitted no cancellation");
-  BOOST_TEST(calls == 0, "the handler ran though the operation ignored the cancellation");
+  BOOST_TEST(calls == 0,
+      "the handler ran though the operation ignored the cancellation");
   op.finish(error_code(), 42);
   settle(io);
   BOOST_TEST(calls == 1);
@@ -442,7 +499,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_that_the_operation_ignores_leaves_its_resu
   BOOST_TEST(got_value == 42, "the operation's result was not passed through");
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(emits_the_requested_cancellation_type, Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    emits_the_requested_cancellation_type, Adapter, adapters)
 {
   for (asio::cancellation_type_t type : {asio::cancellation_type::terminal,
            asio::cancellation_type::partial, asio::cancellation_type::total})
@@ -457,7 +515,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(emits_the_requested_cancellation_type, Adapter, ad
     manual_clock::advance(1s);
     settle(io);
     BOOST_TEST_REQUIRE(op.received.size() == 1u);
-    BOOST_TEST((op.received[0] == type), Adapter::name << ": wrong cancellation type emitted");
+    BOOST_TEST((op.received[0] == type),
+        Adapter::name << ": wrong cancellation type emitted");
     BOOST_TEST(calls == 1);
   }
   // The default is terminal.
@@ -470,8 +529,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(emits_the_requested_cancellation_type, Adapter, ad
   BOOST_TEST((op.received[0] == asio::cancellation_type::terminal));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_cancellation_slot_bound_by_the_caller_keeps_working,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    a_cancellation_slot_bound_by_the_caller_keeps_working, Adapter, adapters)
 {
   asio::io_context io;
   socket_pair sockets(io);
@@ -479,11 +538,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_cancellation_slot_bound_by_the_caller_keeps_work
   char buffer[16];
   read_record r;
   sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(in(30s), asio::bind_cancellation_slot(signal.slot(), record_into(r))));
+      Adapter::at(in(30s),
+          asio::bind_cancellation_slot(signal.slot(), record_into(r))));
   settle(io);
   signal.emit(asio::cancellation_type::terminal);
   settle(io);
-  BOOST_TEST(r.calls == 1, Adapter::name << ": the caller's cancellation did not reach the read");
+  BOOST_TEST(r.calls == 1,
+      Adapter::name << ": the caller's cancellation did not reach the read");
   BOOST_TEST((r.ec == asio::error::operation_aborted));
   // After completion the slot leads nowhere: emitting again is harmless.
   signal.emit(asio::cancellation_type::terminal);
@@ -494,7 +555,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_cancellation_slot_bound_by_the_caller_keeps_work
 
 // ---- Associated characteristics -----------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(handler_runs_on_its_associated_executor, Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    handler_runs_on_its_associated_executor, Adapter, adapters)
 {
   asio::io_context io;
   auto strand = asio::make_strand(io);
@@ -503,19 +565,23 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(handler_runs_on_its_associated_executor, Adapter, 
   bool in_strand_on_completion = false;
   bool in_strand_on_timeout = false;
   sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(in(1s), asio::bind_executor(strand, [&](error_code, std::size_t) {
-        in_strand_on_timeout = strand.running_in_this_thread();
-      })));
+      Adapter::at(
+          in(1s), asio::bind_executor(strand, [&](error_code, std::size_t) {
+            in_strand_on_timeout = strand.running_in_this_thread();
+          })));
   manual_clock::advance(1s);
   settle(io);
-  BOOST_TEST(in_strand_on_timeout, Adapter::name << ": timed-out handler ran outside its strand");
+  BOOST_TEST(in_strand_on_timeout,
+      Adapter::name << ": timed-out handler ran outside its strand");
   sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(in(1s), asio::bind_executor(strand, [&](error_code, std::size_t) {
-        in_strand_on_completion = strand.running_in_this_thread();
-      })));
+      Adapter::at(
+          in(1s), asio::bind_executor(strand, [&](error_code, std::size_t) {
+            in_strand_on_completion = strand.running_in_this_thread();
+          })));
   sockets.send("y");
   settle(io);
-  BOOST_TEST(in_strand_on_completion, Adapter::name << ": completed handler ran outside its strand");
+  BOOST_TEST(in_strand_on_completion,
+      Adapter::name << ": completed handler ran outside its strand");
 }
 
 namespace {
@@ -533,7 +599,8 @@ struct counting_allocator
   allocation_counts* counts;
   explicit counting_allocator(allocation_counts& c) noexcept : counts(&c) {}
   template <class U>
-  counting_allocator(const counting_allocator<U>& o) noexcept : counts(o.counts) {}
+  counting_allocator(const counting_allocator<U>& o) noexcept : counts(o.counts)
+  {}
   T* allocate(std::size_t n)
   {
     ++counts->allocations;
@@ -545,9 +612,15 @@ struct counting_allocator
     std::allocator<T>().deallocate(p, n);
   }
   template <class U>
-  bool operator==(const counting_allocator<U>& o) const noexcept { return counts == o.counts; }
+  bool operator==(const counting_allocator<U>& o) const noexcept
+  {
+    return counts == o.counts;
+  }
   template <class U>
-  bool operator!=(const counting_allocator<U>& o) const noexcept { return counts != o.counts; }
+  bool operator!=(const counting_allocator<U>& o) const noexcept
+  {
+    return counts != o.counts;
+  }
 };
 
 // A handler with an associated allocator (bind_allocator is not in every supported Asio).
@@ -560,9 +633,10 @@ struct allocating_handler
   error_code* result;
 };
 
-} // namespace
+}  // namespace
 
-BOOST_AUTO_TEST_CASE(wheel_state_is_allocated_with_the_handlers_allocator_and_freed)
+BOOST_AUTO_TEST_CASE(
+    wheel_state_is_allocated_with_the_handlers_allocator_and_freed)
 {
   allocation_counts counts;
   {
@@ -574,7 +648,8 @@ BOOST_AUTO_TEST_CASE(wheel_state_is_allocated_with_the_handlers_allocator_and_fr
         asio_wheel::cancel_at(in(1s),
             allocating_handler{counting_allocator<void>(counts), &timed_out}));
     const std::size_t after_start = counts.allocations;
-    BOOST_TEST(after_start >= 1u, "the timed operation's state did not use the handler's allocator");
+    BOOST_TEST(after_start >= 1u,
+        "the timed operation's state did not use the handler's allocator");
     manual_clock::advance(1s);
     settle(io);
     BOOST_TEST((timed_out == asio::error::operation_aborted));
@@ -585,12 +660,14 @@ BOOST_AUTO_TEST_CASE(wheel_state_is_allocated_with_the_handlers_allocator_and_fr
     settle(io);
     BOOST_TEST(!completed);
   }
-  BOOST_TEST(counts.allocations == counts.deallocations, "memory from the handler's allocator leaked");
+  BOOST_TEST(counts.allocations == counts.deallocations,
+      "memory from the handler's allocator leaked");
 }
 
 // ---- Lifetime and threads -----------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_context_with_timeouts_pending_destroys_handlers_uninvoked,
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    destroying_the_context_with_timeouts_pending_destroys_handlers_uninvoked,
     Adapter, adapters)
 {
   int calls = 0;
@@ -601,19 +678,20 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_context_with_timeouts_pending_destr
     socket_pair sockets(io);
     auto buffer = std::make_shared<std::array<char, 16>>();
     sockets.reader.async_read_some(asio::buffer(*buffer),
-        Adapter::at(in(30s), [&calls, alive = std::move(alive), buffer](error_code, std::size_t) {
-          ++calls;
-        }));
+        Adapter::at(in(30s),
+            [&calls, alive = std::move(alive), buffer](
+                error_code, std::size_t) { ++calls; }));
     controlled_operation op(io);
     op.async_run(Adapter::at(in(5s), [&calls](error_code, int) { ++calls; }));
     settle(io);
   }
   BOOST_TEST(calls == 0, "a handler was invoked at shutdown");
-  BOOST_TEST(observer.expired(), "a pending handler was not destroyed with its context");
+  BOOST_TEST(observer.expired(),
+      "a pending handler was not destroyed with its context");
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(reads_on_strands_from_several_threads_each_complete_once,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    reads_on_strands_from_several_threads_each_complete_once, Adapter, adapters)
 {
   // Real time here: two threads run the context. Half of the reads get data, the others time
   // out after 20 ms of steady_clock; nothing asserts how long it took.
@@ -638,16 +716,18 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reads_on_strands_from_several_threads_each_complet
     asio::post(strand, [&, i] {
       auto& s = *sockets[i];
       auto deadline = std::chrono::steady_clock::now() + 20ms;
-      auto handler = asio::bind_executor(strands[i], [&, i](error_code ec, std::size_t) {
-        ++calls;
-        if (!strands[i].running_in_this_thread())
-          ++outside_strand;
-        if (!ec)
-          ++succeeded;
-        else if (ec == asio::error::operation_aborted)
-          ++aborted;
-      });
-      s.reader.async_read_some(asio::buffer(buffers[i]), Adapter::at(deadline, handler));
+      auto handler =
+          asio::bind_executor(strands[i], [&, i](error_code ec, std::size_t) {
+            ++calls;
+            if (!strands[i].running_in_this_thread())
+              ++outside_strand;
+            if (!ec)
+              ++succeeded;
+            else if (ec == asio::error::operation_aborted)
+              ++aborted;
+          });
+      s.reader.async_read_some(
+          asio::buffer(buffers[i]), Adapter::at(deadline, handler));
       if (i % 2 == 0)
         s.send("d");
     });
@@ -659,7 +739,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reads_on_strands_from_several_threads_each_complet
   io.stop();
   for (auto& t : threads)
     t.join();
-  BOOST_TEST(calls.load() == pairs, Adapter::name << ": " << calls.load() << " of " << pairs << " handlers ran");
+  BOOST_TEST(calls.load() == pairs,
+      Adapter::name << ": " << calls.load() << " of " << pairs
+                    << " handlers ran");
   BOOST_TEST(succeeded.load() == pairs / 2);
   BOOST_TEST(aborted.load() == pairs / 2);
   BOOST_TEST(outside_strand.load() == 0);
@@ -681,13 +763,15 @@ BOOST_AUTO_TEST_CASE(cancel_after_times_from_the_start_of_the_operation)
   io.run_for(5s);
   BOOST_TEST(r.calls == 1);
   BOOST_TEST(!r.ec);
-  auto& service = asio::use_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io);
+  auto& service = asio::use_service<
+      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io);
   BOOST_TEST(service.stats().timeouts_withdrawn == 1u);
 }
 
 // ---- Tolerance (asio_wheel only) ----------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(a_timeouts_tolerance_keeps_it_in_its_window_and_shares_wakeups)
+BOOST_AUTO_TEST_CASE(
+    a_timeouts_tolerance_keeps_it_in_its_window_and_shares_wakeups)
 {
   // Timeouts given a tolerance, their own (asio_wheel::tolerance) or the context's fraction of
   // their length, fire never before their deadline and never later than deadline + tolerance +
@@ -724,7 +808,8 @@ BOOST_AUTO_TEST_CASE(a_timeouts_tolerance_keeps_it_in_its_window_and_shares_wake
     {
       t.tolerance = 12 * tick;
       t.op->async_run(asio_wheel::cancel_at(t.deadline,
-          asio_wheel::tolerance(t.tolerance + tick / 3), on_done));  // rounded down
+          asio_wheel::tolerance(t.tolerance + tick / 3),
+          on_done));  // rounded down
     }
     else
     {
@@ -740,18 +825,21 @@ BOOST_AUTO_TEST_CASE(a_timeouts_tolerance_keeps_it_in_its_window_and_shares_wake
     BOOST_TEST_REQUIRE(t.fired_at.has_value());
     BOOST_TEST((*t.fired_at >= t.deadline), "fired before its deadline");
     BOOST_TEST((*t.fired_at <= t.deadline + t.tolerance + tick),
-        "fired " << (*t.fired_at - t.deadline).count() << " ns after its deadline, beyond "
-        << t.tolerance.count() << " ns + a tick");
+        "fired " << (*t.fired_at - t.deadline).count()
+                 << " ns after its deadline, beyond " << t.tolerance.count()
+                 << " ns + a tick");
     times.insert(*t.fired_at);
   }
-  BOOST_TEST(times.size() < ops.size() / 4, times.size() << " wakeups for " << ops.size()
-      << " timeouts whose windows overlap");
+  BOOST_TEST(times.size() < ops.size() / 4,
+      times.size() << " wakeups for " << ops.size()
+                   << " timeouts whose windows overlap");
   BOOST_TEST(service.stats().wakeups_saved > 0u);
 
   BOOST_CHECK_THROW(asio_wheel::tolerance(-1ns), std::invalid_argument);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(composed_read_until_times_out_and_completes, Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    composed_read_until_times_out_and_completes, Adapter, adapters)
 {
   asio::io_context io;
   socket_pair sockets(io);
@@ -765,7 +853,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(composed_read_until_times_out_and_completes, Adapt
   manual_clock::advance(2s);
   settle(io);
   BOOST_TEST(r.calls == 1);
-  BOOST_TEST((r.ec == asio::error::operation_aborted), Adapter::name << ": " << r.ec.message());
+  BOOST_TEST((r.ec == asio::error::operation_aborted),
+      Adapter::name << ": " << r.ec.message());
 
   read_record r2;
   std::string line2;
@@ -784,8 +873,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(works_with_completion_tokens, Adapter, adapters)
   char buffer[16];
 
   // use_future
-  std::future<std::size_t> f = sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(in(1s), asio::use_future));
+  std::future<std::size_t> f = sockets.reader.async_read_some(
+      asio::buffer(buffer), Adapter::at(in(1s), asio::use_future));
   manual_clock::advance(1s);
   settle(io);
   BOOST_TEST_REQUIRE((f.wait_for(0s) == std::future_status::ready));
@@ -794,9 +883,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(works_with_completion_tokens, Adapter, adapters)
   // as_tuple
   std::optional<std::tuple<error_code, std::size_t>> t;
   sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(in(1s), asio_wheel_test::token::as_tuple([&](std::tuple<error_code, std::size_t> v) {
-        t = v;
-      })));
+      Adapter::at(in(1s),
+          asio_wheel_test::token::as_tuple(
+              [&](std::tuple<error_code, std::size_t> v) { t = v; })));
   sockets.send("ab");
   settle(io);
   BOOST_TEST_REQUIRE(t.has_value());
@@ -818,7 +907,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(works_with_completion_tokens, Adapter, adapters)
   sockets.send("q");
   settle(io);
   BOOST_TEST(sockets.reader.available() == 1u,
-      Adapter::name << ": the deferred timed read started before it was invoked");
+      Adapter::name
+          << ": the deferred timed read started before it was invoked");
   read_record r;
   std::move(op)(record_into(r));
   settle(io);
@@ -836,52 +926,61 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(works_with_completion_tokens, Adapter, adapters)
 }
 
 #if defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
-BOOST_AUTO_TEST_CASE_TEMPLATE(partial_form_awaited_in_a_coroutine, Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    partial_form_awaited_in_a_coroutine, Adapter, adapters)
 {
   asio::io_context io;
   socket_pair sockets(io);
   std::optional<error_code> result;
-  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
         char buffer[16];
         try
         {
-          co_await sockets.reader.async_read_some(asio::buffer(buffer), Adapter::at(in(30s)));
+          co_await sockets.reader.async_read_some(
+              asio::buffer(buffer), Adapter::at(in(30s)));
           result = error_code();
         }
         catch (const asio_wheel::system_error& e)
         {
           result = e.code();
         }
-      }, asio::detached);
+      },
+      asio::detached);
   settle(io);
   manual_clock::advance(30s);
   settle(io);
-  BOOST_TEST_REQUIRE(result.has_value(), Adapter::name << ": the coroutine did not resume");
+  BOOST_TEST_REQUIRE(
+      result.has_value(), Adapter::name << ": the coroutine did not resume");
   BOOST_TEST((*result == asio::error::operation_aborted), result->message());
 }
 #endif
 
 // ---- An initiation called as an lvalue ----------------------------------------------------
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_token_may_call_the_initiation_as_a_const_lvalue, Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    a_token_may_call_the_initiation_as_a_const_lvalue, Adapter, adapters)
 {
   asio::io_context io;
   typename Adapter::timer timer(io);
   controlled_operation plain(io), nested(io), timed_by_timer(io);
   run_record r_plain, r_nested, r_timer;
-  plain.async_run(Adapter::at(in(5s), initiate_as_lvalue(record_into(r_plain))));
+  plain.async_run(
+      Adapter::at(in(5s), initiate_as_lvalue(record_into(r_plain))));
   // Nested: the outer adapter's initiation, called as an lvalue, passes the inner one on as
   // an lvalue too.
-  nested.async_run(Adapter::at(in(5s),
-      Adapter::at(in(10s), initiate_as_lvalue(record_into(r_nested)))));
-  timed_by_timer.async_run(Adapter::at(timer, in(5s),
-      initiate_as_lvalue(record_into(r_timer))));
+  nested.async_run(Adapter::at(
+      in(5s), Adapter::at(in(10s), initiate_as_lvalue(record_into(r_nested)))));
+  timed_by_timer.async_run(
+      Adapter::at(timer, in(5s), initiate_as_lvalue(record_into(r_timer))));
   settle(io);
   manual_clock::advance(5s);
   settle(io);
   for (const run_record* r : {&r_plain, &r_nested, &r_timer})
   {
-    BOOST_TEST(r->calls == 1, Adapter::name << ": handler ran " << r->calls << " times");
+    BOOST_TEST(r->calls == 1,
+        Adapter::name << ": handler ran " << r->calls << " times");
     BOOST_TEST((r->ec == asio::error::operation_aborted), r->ec.message());
   }
   for (const controlled_operation* op : {&plain, &nested, &timed_by_timer})
@@ -893,8 +992,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_token_may_call_the_initiation_as_a_const_lvalue,
 
 // ---- Timer overloads: the timeout is a wait on the caller's timer --------------------------
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_sets_the_timers_expiry_and_times_out_at_it,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timer_overload_sets_the_timers_expiry_and_times_out_at_it, Adapter,
+    adapters)
 {
   asio::io_context io;
   typename Adapter::timer timer(io);
@@ -902,15 +1002,18 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_sets_the_timers_expiry_and_times_ou
   run_record r;
   const manual_clock::time_point deadline = in(30s);
   op.async_run(Adapter::at(timer, deadline, record_into(r)));
-  BOOST_TEST((timer.expiry() == deadline), Adapter::name << ": the timer's expiry was not set");
+  BOOST_TEST((timer.expiry() == deadline),
+      Adapter::name << ": the timer's expiry was not set");
   settle(io);
   manual_clock::advance(30s - 1ns);
   settle(io);
-  BOOST_TEST(op.received.empty(), Adapter::name << ": cancelled before the timer's expiry");
+  BOOST_TEST(op.received.empty(),
+      Adapter::name << ": cancelled before the timer's expiry");
   BOOST_TEST(r.calls == 0);
   manual_clock::advance(1ns);
   settle(io);
-  BOOST_TEST_REQUIRE(op.received.size() == 1u, Adapter::name << ": no cancellation at the expiry");
+  BOOST_TEST_REQUIRE(op.received.size() == 1u,
+      Adapter::name << ": no cancellation at the expiry");
   BOOST_TEST((op.received[0] == asio::cancellation_type::terminal));
   BOOST_TEST(r.calls == 1);
   BOOST_TEST((r.ec == asio::error::operation_aborted), r.ec.message());
@@ -925,12 +1028,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_sets_the_timers_expiry_and_times_ou
   BOOST_TEST(r2.calls == 0);
   manual_clock::advance(1ns);
   settle(io);
-  BOOST_TEST(r2.calls == 1, Adapter::name << ": cancel_after(timer, ...) did not time out");
+  BOOST_TEST(r2.calls == 1,
+      Adapter::name << ": cancel_after(timer, ...) did not time out");
   BOOST_TEST((r2.ec == asio::error::operation_aborted));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(operation_completing_first_cancels_the_timers_wait,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    operation_completing_first_cancels_the_timers_wait, Adapter, adapters)
 {
   asio::io_context io;
   typename Adapter::timer timer(io);
@@ -942,18 +1046,22 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(operation_completing_first_cancels_the_timers_wait
   settle(io);
   BOOST_TEST(r.calls == 1);
   BOOST_TEST(!r.ec, r.ec.message());
-  BOOST_TEST(r.value == 7, Adapter::name << ": the operation's result was not passed through");
-  BOOST_TEST(timer.cancel() == 0u, Adapter::name << ": the timer's wait is still pending");
+  BOOST_TEST(r.value == 7,
+      Adapter::name << ": the operation's result was not passed through");
+  BOOST_TEST(timer.cancel() == 0u,
+      Adapter::name << ": the timer's wait is still pending");
   manual_clock::advance(30s);
   settle(io);
   BOOST_TEST(r.calls == 1);
-  BOOST_TEST(op.received.empty(), "a cancellation reached a completed operation");
+  BOOST_TEST(
+      op.received.empty(), "a cancellation reached a completed operation");
   if constexpr (Adapter::is_wheel)
-    BOOST_TEST(asio::use_service<manual_service>(io).stats().pending_waits == 0u);
+    BOOST_TEST(
+        asio::use_service<manual_service>(io).stats().pending_waits == 0u);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(cancelling_or_resetting_the_timer_cancels_the_operation,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    cancelling_or_resetting_the_timer_cancels_the_operation, Adapter, adapters)
 {
   asio::io_context io;
   typename Adapter::timer timer(io);
@@ -961,8 +1069,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancelling_or_resetting_the_timer_cancels_the_oper
   // The timer's wait completes with operation_aborted: the timeout fires all the same.
   controlled_operation cancelled(io);
   run_record r1;
-  cancelled.async_run(Adapter::at(timer, in(30s), asio::cancellation_type::partial,
-      record_into(r1)));
+  cancelled.async_run(Adapter::at(
+      timer, in(30s), asio::cancellation_type::partial, record_into(r1)));
   settle(io);
   BOOST_TEST(timer.cancel() == 1u);
   settle(io);
@@ -980,11 +1088,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancelling_or_resetting_the_timer_cancels_the_oper
   timer.expires_after(1h);
   settle(io);
   BOOST_TEST(reset.received.size() == 1u,
-      Adapter::name << ": setting the timer's expiry did not cancel the operation");
+      Adapter::name
+          << ": setting the timer's expiry did not cancel the operation");
   BOOST_TEST(r2.calls == 1);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(reusing_the_timer_for_another_operation, Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    reusing_the_timer_for_another_operation, Adapter, adapters)
 {
   asio::io_context io;
   typename Adapter::timer timer(io);
@@ -996,12 +1106,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reusing_the_timer_for_another_operation, Adapter, 
   second.async_run(Adapter::at(timer, in(20s), record_into(r2)));
   settle(io);
   BOOST_TEST(first.received.size() == 1u,
-      Adapter::name << ": the first operation was not cancelled when its timer was reused");
+      Adapter::name << ": the first operation was not cancelled when its timer "
+                       "was reused");
   BOOST_TEST(r1.calls == 1);
   BOOST_TEST(r2.calls == 0);
   manual_clock::advance(20s - 1ns);
   settle(io);
-  BOOST_TEST(r2.calls == 0, Adapter::name << ": the second operation was cancelled early");
+  BOOST_TEST(r2.calls == 0,
+      Adapter::name << ": the second operation was cancelled early");
   manual_clock::advance(1ns);
   settle(io);
   BOOST_TEST(second.received.size() == 1u);
@@ -1027,8 +1139,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reusing_the_timer_for_another_operation, Adapter, 
   BOOST_TEST(third.received.empty());
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_partial_forms_adapt_the_default_token,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timer_overload_partial_forms_adapt_the_default_token, Adapter, adapters)
 {
   asio::io_context io;
   typename Adapter::timer timer(io);
@@ -1036,7 +1148,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_partial_forms_adapt_the_default_tok
   run_record at_r, after_r;
   // The operation's default token is deferred: nothing starts until it is invoked, and the
   // timer's expiry is set then.
-  auto at_deferred = at_op.async_run(Adapter::at(timer, in(2s), asio::cancellation_type::total));
+  auto at_deferred = at_op.async_run(
+      Adapter::at(timer, in(2s), asio::cancellation_type::total));
   auto after_deferred = after_op.async_run(Adapter::after(timer, 3s));
   manual_clock::advance(1s);
   std::move(at_deferred)(record_into(at_r));
@@ -1044,12 +1157,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_partial_forms_adapt_the_default_tok
   BOOST_TEST((timer.expiry() == in(1s)));
   manual_clock::advance(1s);
   settle(io);
-  BOOST_TEST_REQUIRE(at_op.received.size() == 1u, Adapter::name << ": partial cancel_at did not time out");
+  BOOST_TEST_REQUIRE(at_op.received.size() == 1u,
+      Adapter::name << ": partial cancel_at did not time out");
   BOOST_TEST((at_op.received[0] == asio::cancellation_type::total));
   BOOST_TEST(at_r.calls == 1);
 
   std::move(after_deferred)(record_into(after_r));
-  BOOST_TEST((timer.expiry() == in(3s)), "cancel_after(timer, d) did not time from the start");
+  BOOST_TEST((timer.expiry() == in(3s)),
+      "cancel_after(timer, d) did not time from the start");
   manual_clock::advance(3s);
   settle(io);
   BOOST_TEST(after_op.received.size() == 1u);
@@ -1066,15 +1181,16 @@ BOOST_AUTO_TEST_CASE(wheel_timer_overloads_take_every_form)
   wheel_adapter::timer timer(io);
   controlled_operation with_type(io), adapted(io);
   run_record r1, r2;
-  with_type.async_run(asio_wheel::cancel_after(timer, 1s, asio::cancellation_type::partial,
-      record_into(r1)));
+  with_type.async_run(asio_wheel::cancel_after(
+      timer, 1s, asio::cancellation_type::partial, record_into(r1)));
   manual_clock::advance(1s);
   settle(io);
   BOOST_TEST_REQUIRE(with_type.received.size() == 1u);
   BOOST_TEST((with_type.received[0] == asio::cancellation_type::partial));
   BOOST_TEST(r1.calls == 1);
 
-  auto partial = asio_wheel::cancel_after(timer, 2s, asio::cancellation_type::total);
+  auto partial =
+      asio_wheel::cancel_after(timer, 2s, asio::cancellation_type::total);
   adapted.async_run(partial(record_into(r2)));
   manual_clock::advance(2s);
   settle(io);
@@ -1083,8 +1199,8 @@ BOOST_AUTO_TEST_CASE(wheel_timer_overloads_take_every_form)
   BOOST_TEST(r2.calls == 1);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_handler_runs_on_its_associated_executor,
-    Adapter, adapters)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timer_overload_handler_runs_on_its_associated_executor, Adapter, adapters)
 {
   asio::io_context io;
   auto strand = asio::make_strand(io);
@@ -1094,17 +1210,20 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timer_overload_handler_runs_on_its_associated_exec
   int calls = 0;
   bool in_strand = false;
   sockets.reader.async_read_some(asio::buffer(buffer),
-      Adapter::at(timer, in(1s), asio::bind_executor(strand, [&](error_code, std::size_t) {
-        ++calls;
-        in_strand = strand.running_in_this_thread();
-      })));
+      Adapter::at(timer, in(1s),
+          asio::bind_executor(strand, [&](error_code, std::size_t) {
+            ++calls;
+            in_strand = strand.running_in_this_thread();
+          })));
   manual_clock::advance(1s);
   settle(io);
   BOOST_TEST(calls == 1);
-  BOOST_TEST(in_strand, Adapter::name << ": timed-out handler ran outside its strand");
+  BOOST_TEST(
+      in_strand, Adapter::name << ": timed-out handler ran outside its strand");
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_context_with_a_timer_timed_operation_destroys_its_handler,
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    destroying_the_context_with_a_timer_timed_operation_destroys_its_handler,
     Adapter, adapters)
 {
   int calls = 0;
@@ -1119,7 +1238,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_context_with_a_timer_timed_operatio
     settle(io);
   }
   BOOST_TEST(calls == 0, "a handler was invoked at shutdown");
-  BOOST_TEST(observer.expired(), "a pending handler was not destroyed with its context");
+  BOOST_TEST(observer.expired(),
+      "a pending handler was not destroyed with its context");
 }
 
 BOOST_AUTO_TEST_CASE(rescheduling_the_wheel_timer_moves_the_operations_deadline)
@@ -1134,7 +1254,8 @@ BOOST_AUTO_TEST_CASE(rescheduling_the_wheel_timer_moves_the_operations_deadline)
   BOOST_TEST(timer.reschedule_after(10s) == 1u);
   manual_clock::advance(10s - 1ns);
   settle(io);
-  BOOST_TEST(op.received.empty(), "the operation was cancelled before its moved deadline");
+  BOOST_TEST(op.received.empty(),
+      "the operation was cancelled before its moved deadline");
   manual_clock::advance(1ns);
   settle(io);
   BOOST_TEST(op.received.size() == 1u);

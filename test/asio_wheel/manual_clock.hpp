@@ -38,7 +38,8 @@ struct basic_manual_clock
 
   static time_point now() noexcept
   {
-    return time_point(duration(nanoseconds_since_epoch_.load(std::memory_order_acquire)));
+    return time_point(
+        duration(nanoseconds_since_epoch_.load(std::memory_order_acquire)));
   }
 
   // Moves the clock forward by d (d >= 0: a steady clock never goes back).
@@ -57,18 +58,15 @@ struct basic_manual_clock
     do
     {
       if (Steady && tp.time_since_epoch().count() < current)
-        throw std::invalid_argument("manual_clock::set: would move the clock backwards");
+        throw std::invalid_argument(
+            "manual_clock::set: would move the clock backwards");
     } while (!nanoseconds_since_epoch_.compare_exchange_weak(
         current, tp.time_since_epoch().count(), std::memory_order_acq_rel));
     note_move();
   }
 
   // Steps the clock by d, either way (only a clock that is not steady).
-  static void step(duration d)
-    requires(!Steady)
-  {
-    set(now() + d);
-  }
+  static void step(duration d) requires(!Steady) { set(now() + d); }
 
   // Whether the clock was moved during the last `window` of real time (see manual_wait_traits).
   static bool moved_within(std::chrono::steady_clock::duration window) noexcept
@@ -81,13 +79,15 @@ struct basic_manual_clock
 private:
   static void note_move() noexcept
   {
-    last_move_real_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+    last_move_real_.store(
+        std::chrono::steady_clock::now().time_since_epoch().count(),
         std::memory_order_relaxed);
   }
 
   // Starts far from the epoch and off any round number of ticks, so code that assumes
   // "time starts at 0" or "now is a multiple of the tick" is caught.
-  static inline std::atomic<rep> nanoseconds_since_epoch_{1'000'000'000'000'123'457};
+  static inline std::atomic<rep> nanoseconds_since_epoch_{
+      1'000'000'000'000'123'457};
 
   // When the clock last moved, in steady_clock ticks since its epoch.
   static inline std::atomic<std::chrono::steady_clock::rep> last_move_real_{0};
@@ -126,10 +126,7 @@ struct basic_manual_wait_traits
   using duration = typename Clock::duration;
   using time_point = typename Clock::time_point;
 
-  static duration to_wait_duration(const duration& d)
-  {
-    return wait_for(d);
-  }
+  static duration to_wait_duration(const duration& d) { return wait_for(d); }
 
   static duration to_wait_duration(const time_point& t)
   {
@@ -148,7 +145,8 @@ private:
 #elif defined(ASIO_WHEEL_TEST_IO_URING)
     // Not shorter for a timer due sooner: manual time does not pass meanwhile, and a wait that
     // Asio rounds down to 0 us would be the spinning zero wait.
-    return until_expiry <= duration::zero() ? duration::zero() : std::chrono::milliseconds(1);
+    return until_expiry <= duration::zero() ? duration::zero()
+                                            : std::chrono::milliseconds(1);
 #else
     return duration::zero();
 #endif
@@ -174,22 +172,26 @@ using manual_wall_wait_traits = basic_manual_wait_traits<manual_wall_clock>;
 inline std::size_t look_at_timers_now([[maybe_unused]] asio::io_context& io)
 {
 #if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
-  asio::basic_waitable_timer<manual_clock, manual_wait_traits> probe(io, manual_clock::now());
+  asio::basic_waitable_timer<manual_clock, manual_wait_traits> probe(
+      io, manual_clock::now());
   bool probed = false;
   probe.async_wait([&probed](const error_code&) { probed = true; });
   io.restart();
   std::size_t handlers_run = 0;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!probed)
   {
     if (std::chrono::steady_clock::now() > give_up)
-      throw std::runtime_error("look_at_timers_now: the io_context did not collect a due timer"
+      throw std::runtime_error(
+          "look_at_timers_now: the io_context did not collect a due timer"
           " within 30 s");
     handlers_run += io.run_one_for(std::chrono::milliseconds(100));
   }
   return handlers_run - 1 + io.poll();
 #elif defined(ASIO_WHEEL_TEST_IO_URING)
-  asio::steady_timer nudge(io, asio::steady_timer::clock_type::now() - std::chrono::seconds(1));
+  asio::steady_timer nudge(
+      io, asio::steady_timer::clock_type::now() - std::chrono::seconds(1));
   bool looked = false;
   nudge.async_wait([&looked](const error_code&) { looked = true; });
   io.restart();
@@ -204,4 +206,4 @@ inline std::size_t look_at_timers_now([[maybe_unused]] asio::io_context& io)
 #endif
 }
 
-} // namespace asio_wheel_test
+}  // namespace asio_wheel_test

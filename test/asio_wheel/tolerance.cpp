@@ -24,7 +24,7 @@ constexpr std::chrono::nanoseconds tick = 1ms;
 struct fleet_member
 {
   manual_clock::duration arrival;  // after the fleet's start
-  manual_clock::duration length;   // expires_after(length)
+  manual_clock::duration length;  // expires_after(length)
   std::unique_ptr<manual_timer> timer;
   manual_clock::time_point expiry{};
   manual_clock::duration tolerance{};  // timer.tolerance() once armed
@@ -87,16 +87,21 @@ fleet_result run_fleet(double fraction, std::uint32_t seed, std::size_t count)
   for (const auto& m : fleet)
   {
     // The tolerance the timer reports: the fraction of its length, in whole ticks.
-    const auto expected_tolerance = ticks(std::floor(fraction
-        * static_cast<double>(m.length.count()) / static_cast<double>(tick.count())), tick);
+    const auto expected_tolerance =
+        ticks(std::floor(fraction * static_cast<double>(m.length.count())
+                  / static_cast<double>(tick.count())),
+            tick);
     BOOST_TEST(m.tolerance.count() == expected_tolerance.count(),
         "length " << m.length.count() << " ns, fraction " << fraction);
     BOOST_TEST_REQUIRE(m.record.succeeded_once());
-    BOOST_TEST((m.record.completed_at >= m.expiry), "completed early: "
-        << (m.expiry - m.record.completed_at).count() << " ns before its expiry");
+    BOOST_TEST((m.record.completed_at >= m.expiry),
+        "completed early: " << (m.expiry - m.record.completed_at).count()
+                            << " ns before its expiry");
     BOOST_TEST((m.record.completed_at <= m.expiry + m.tolerance + tick),
-        "completed " << (m.record.completed_at - m.expiry).count() << " ns after its expiry, "
-        << "beyond its tolerance of " << m.tolerance.count() << " ns + a tick");
+        "completed " << (m.record.completed_at - m.expiry).count()
+                     << " ns after its expiry, "
+                     << "beyond its tolerance of " << m.tolerance.count()
+                     << " ns + a tick");
     completion_times.insert(m.record.completed_at);
   }
   result.stats = service.stats();
@@ -104,7 +109,7 @@ fleet_result run_fleet(double fraction, std::uint32_t seed, std::size_t count)
   return result;
 }
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(tolerance)
 
@@ -131,27 +136,32 @@ BOOST_AUTO_TEST_CASE(default_options_are_precise_and_save_nothing)
   BOOST_TEST((record.completed_at == start + ticks(3001, tick)));
 }
 
-BOOST_DATA_TEST_CASE(a_context_fraction_keeps_every_wait_in_its_window_and_shares_wakeups,
+BOOST_DATA_TEST_CASE(
+    a_context_fraction_keeps_every_wait_in_its_window_and_shares_wakeups,
     boost::unit_test::data::make({1.0 / 64, 1.0 / 4, 1.0}), fraction)
 {
   const auto precise = run_fleet(0.0, 7, 400);
   const auto tolerant = run_fleet(fraction, 7, 400);
   BOOST_TEST(tolerant.stats.waits_expired == 400u);
   BOOST_TEST(tolerant.stats.drive_wakeups < precise.stats.drive_wakeups,
-      "drive wakeups: " << tolerant.stats.drive_wakeups << " with tolerance " << fraction
-      << ", " << precise.stats.drive_wakeups << " without");
-  BOOST_TEST(tolerant.distinct_completion_times < precise.distinct_completion_times);
+      "drive wakeups: " << tolerant.stats.drive_wakeups << " with tolerance "
+                        << fraction << ", " << precise.stats.drive_wakeups
+                        << " without");
+  BOOST_TEST(
+      tolerant.distinct_completion_times < precise.distinct_completion_times);
   BOOST_TEST(tolerant.stats.wakeups_saved > 0u);
   // Each wait saves at most its own wakeup.
   BOOST_TEST(tolerant.stats.wakeups_saved <= tolerant.stats.waits_expired);
   BOOST_TEST(precise.stats.drive_wakeups - tolerant.stats.drive_wakeups
-      <= tolerant.stats.wakeups_saved, "wakeups_saved must bound the wakeups saved");
+          <= tolerant.stats.wakeups_saved,
+      "wakeups_saved must bound the wakeups saved");
 }
 
-BOOST_DATA_TEST_CASE(the_window_holds_for_many_seeds, boost::unit_test::data::xrange(20, 30),
-    seed)
+BOOST_DATA_TEST_CASE(the_window_holds_for_many_seeds,
+    boost::unit_test::data::xrange(20, 30), seed)
 {
-  run_fleet(seed % 2 ? 1.0 / 16 : 1.0 / 3, static_cast<std::uint32_t>(seed), 60);
+  run_fleet(
+      seed % 2 ? 1.0 / 16 : 1.0 / 3, static_cast<std::uint32_t>(seed), 60);
 }
 
 BOOST_AUTO_TEST_CASE(a_timers_own_tolerance_replaces_the_contexts)
@@ -192,14 +202,16 @@ BOOST_AUTO_TEST_CASE(a_timers_own_tolerance_replaces_the_contexts)
   BOOST_TEST((own_record.completed_at >= start + ticks(1000.5, tick)));
   BOOST_TEST((own_record.completed_at <= start + ticks(1000.5 + 10 + 1, tick)));
   BOOST_TEST((context_record.completed_at >= start + ticks(1000.5, tick)));
-  BOOST_TEST((context_record.completed_at <= start + ticks(1000.5 + 250 + 1, tick)));
+  BOOST_TEST(
+      (context_record.completed_at <= start + ticks(1000.5 + 250 + 1, tick)));
 
   BOOST_CHECK_THROW(own.tolerance(-ticks(1, tick)), std::invalid_argument);
   BOOST_TEST(own.tolerance().count() == ticks(10, tick).count(),
       "a rejected tolerance must leave the timer's own unchanged");
 }
 
-BOOST_AUTO_TEST_CASE(a_smaller_tolerance_moves_a_pending_wait_into_its_new_window)
+BOOST_AUTO_TEST_CASE(
+    a_smaller_tolerance_moves_a_pending_wait_into_its_new_window)
 {
   // The wait's place (the tick its first tolerance chose) can lie beyond the window of a
   // smaller tolerance: it must move earlier, or complete at once if already past its expiry.
@@ -210,16 +222,19 @@ BOOST_AUTO_TEST_CASE(a_smaller_tolerance_moves_a_pending_wait_into_its_new_windo
     install_service(io, make_options(tick, 8));
     manual_timer timer(io);
     timer.tolerance(ticks(4096, tick));
-    timer.expires_after(ticks(100.5, tick));  // the wheel may keep it until tick 4196
+    timer.expires_after(
+        ticks(100.5, tick));  // the wheel may keep it until tick 4196
     wait_record record;
     timer.async_wait(record_into(record));
     advance_in_steps(io, ticks(past_expiry ? 150 : 50, tick), tick);
-    BOOST_TEST_REQUIRE(record.calls == 0, "completed before the test could shrink its window");
+    BOOST_TEST_REQUIRE(
+        record.calls == 0, "completed before the test could shrink its window");
     timer.tolerance(ticks(2, tick));
     settle(io);
     if (past_expiry)
     {
-      BOOST_TEST(record.succeeded_once(), "a wait past its expiry and window must complete");
+      BOOST_TEST(record.succeeded_once(),
+          "a wait past its expiry and window must complete");
       BOOST_TEST((record.completed_at == start + ticks(150, tick)));
     }
     else
@@ -232,7 +247,8 @@ BOOST_AUTO_TEST_CASE(a_smaller_tolerance_moves_a_pending_wait_into_its_new_windo
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_later_expiry_with_less_tolerance_is_not_left_at_its_old_place)
+BOOST_AUTO_TEST_CASE(
+    a_later_expiry_with_less_tolerance_is_not_left_at_its_old_place)
 {
   // Under the context's fraction, a reschedule to a later expiry that is nearer in time than
   // the first one was long has a smaller window: the place the first window chose may lie

@@ -15,7 +15,8 @@ namespace {
 
 // make_service with options must throw std::invalid_argument whose what() names field; the
 // failed construction must not leave a half-made service behind.
-void check_rejected(const asio_wheel::wheel_options& options, const std::string& field)
+void check_rejected(
+    const asio_wheel::wheel_options& options, const std::string& field)
 {
   asio::io_context io;
   bool threw = false;
@@ -29,8 +30,10 @@ void check_rejected(const asio_wheel::wheel_options& options, const std::string&
     BOOST_TEST(std::string(e.what()).find(field) != std::string::npos,
         "message \"" << e.what() << "\" does not name the field " << field);
   }
-  BOOST_TEST(threw, "options with a bad " << field << " (tick " << options.tick.count()
-      << " ns, slots " << options.slots << ") were accepted");
+  BOOST_TEST(threw,
+      "options with a bad " << field << " (tick " << options.tick.count()
+                            << " ns, slots " << options.slots
+                            << ") were accepted");
   BOOST_TEST(!asio::has_service<manual_service>(io),
       "a rejected service was registered");
 
@@ -42,7 +45,7 @@ void check_rejected(const asio_wheel::wheel_options& options, const std::string&
   BOOST_TEST(record.succeeded_once());
 }
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(options)
 
@@ -68,7 +71,8 @@ BOOST_AUTO_TEST_CASE(zero_completions_per_slice_is_rejected_naming_the_field)
   check_rejected(make_options(1ms, 64, 0), "max_completions_per_slice");
 }
 
-BOOST_AUTO_TEST_CASE(tolerance_outside_zero_to_one_or_not_a_number_is_rejected_naming_it)
+BOOST_AUTO_TEST_CASE(
+    tolerance_outside_zero_to_one_or_not_a_number_is_rejected_naming_it)
 {
   // A fraction of each wait's length: below 0 a wait would complete early, above 1 it would
   // wait more than twice its length, and NaN compares false with every bound.
@@ -90,8 +94,9 @@ BOOST_AUTO_TEST_CASE(valid_edge_values_are_accepted)
     asio::io_context io;
     BOOST_CHECK_NO_THROW(install_service(io, options));
   }
-  const asio_wheel::wheel_options edges[] = {make_options(std::chrono::nanoseconds(1), 1, 1),
-      make_options(1h, 2, 1), make_options(1ms, std::size_t(1) << 20, 100000)};
+  const asio_wheel::wheel_options edges[] = {
+      make_options(std::chrono::nanoseconds(1), 1, 1), make_options(1h, 2, 1),
+      make_options(1ms, std::size_t(1) << 20, 100000)};
   for (const auto& options : edges)
   {
     asio::io_context io;
@@ -105,10 +110,12 @@ BOOST_AUTO_TEST_CASE(options_returns_what_make_service_was_given)
   const auto given = make_options(250us, 512, 17);
   auto& made = install_service(io, given);
   auto& used = asio::use_service<manual_service>(io);
-  BOOST_TEST(&made == &used, "use_service must find the service make_service created");
+  BOOST_TEST(
+      &made == &used, "use_service must find the service make_service created");
   BOOST_TEST(used.options().tick.count() == given.tick.count());
   BOOST_TEST(used.options().slots == given.slots);
-  BOOST_TEST(used.options().max_completions_per_slice == given.max_completions_per_slice);
+  BOOST_TEST(used.options().max_completions_per_slice
+      == given.max_completions_per_slice);
 
   // A timer created afterwards uses that service, not a new default one.
   manual_timer timer(io, 1h);
@@ -144,8 +151,8 @@ BOOST_AUTO_TEST_CASE(make_service_after_the_first_timer_fails_as_in_asio)
 {
   asio::io_context io;
   manual_timer first_timer(io);
-  BOOST_CHECK_THROW(install_service(io, make_options(2ms, 64)),
-      asio::service_already_exists);
+  BOOST_CHECK_THROW(
+      install_service(io, make_options(2ms, 64)), asio::service_already_exists);
   BOOST_TEST(asio::use_service<manual_service>(io).options().slots == 4096u);
 }
 

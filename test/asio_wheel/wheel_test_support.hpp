@@ -21,13 +21,16 @@ namespace asio_wheel_test {
 
 using namespace std::chrono_literals;
 
-using manual_timer = asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits>;
-using manual_service = asio_wheel::wheel_timer_service<manual_clock, manual_wait_traits>;
+using manual_timer =
+    asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits>;
+using manual_service =
+    asio_wheel::wheel_timer_service<manual_clock, manual_wait_traits>;
 
 // The ways a context can be run, for tests that take one as data: the default (handlers are
 // posted to the scheduler), one thread (io_context(1): the service may call handlers itself, a
 // slice at a time) and unlocked (..._CONCURRENCY_HINT_UNSAFE: no mutexes at all).
-inline const int concurrency_hints[] = {concurrency_hint_default, 1, concurrency_hint_unsafe};
+inline const int concurrency_hints[] = {
+    concurrency_hint_default, 1, concurrency_hint_unsafe};
 
 // Every kind of concurrency hint an io_context accepts: the three above, a plain thread count
 // other than 1, and the special hints UNSAFE_IO (locked scheduler, unlocked reactor I/O) and
@@ -78,8 +81,8 @@ inline threading_expectation expected_threading(int hint)
   return {true, false};  // the default (-1) and any other thread count
 }
 
-inline asio_wheel::wheel_options make_options(std::chrono::nanoseconds tick, std::size_t slots,
-    std::size_t max_completions_per_slice = 256)
+inline asio_wheel::wheel_options make_options(std::chrono::nanoseconds tick,
+    std::size_t slots, std::size_t max_completions_per_slice = 256)
 {
   asio_wheel::wheel_options options;
   options.tick = tick;
@@ -89,8 +92,8 @@ inline asio_wheel::wheel_options make_options(std::chrono::nanoseconds tick, std
 }
 
 // Creates the wheel service of io with options; must come before io's first manual_timer.
-inline manual_service& install_service(asio::io_context& io,
-    const asio_wheel::wheel_options& options)
+inline manual_service& install_service(
+    asio::io_context& io, const asio_wheel::wheel_options& options)
 {
   return asio::make_service<manual_service>(io, options);
 }
@@ -99,7 +102,8 @@ inline manual_service& install_service(asio::io_context& io,
 // unambiguously inside one tick whatever rounding the wheel uses at tick boundaries).
 inline manual_clock::duration ticks(double n, std::chrono::nanoseconds tick)
 {
-  return manual_clock::duration(std::llround(n * static_cast<double>(tick.count())));
+  return manual_clock::duration(
+      std::llround(n * static_cast<double>(tick.count())));
 }
 
 // Moves the manual clock forward to the next multiple of tick, so that a service created
@@ -133,7 +137,8 @@ inline std::size_t settle(asio::io_context& io)
     std::size_t n = io.poll();
 #if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
     if (n == 0)
-      n = look_at_timers_now(io);  // poll() on IOCP never looks at the timer queues
+      n = look_at_timers_now(
+          io);  // poll() on IOCP never looks at the timer queues
 #elif !defined(ASIO_WHEEL_TEST_IO_URING)
     if (n == 0)
       n = io.run_one_for(300us);
@@ -182,4 +187,4 @@ inline auto record_into(wait_record& record)
   };
 }
 
-} // namespace asio_wheel_test
+}  // namespace asio_wheel_test

@@ -23,8 +23,7 @@ struct probe
 {
   probe(asio::io_context& io, manual_clock::time_point expiry)
     : timer(io, expiry), expiry(expiry)
-  {
-  }
+  {}
 
   manual_timer timer;
   manual_clock::time_point expiry;
@@ -39,11 +38,13 @@ void start_probe_wait(probe& p)
     ++p.record.calls;
     p.record.ec = ec;
     p.record.completed_at = manual_clock::now();
-    BOOST_TEST(!ec, "wait expiring at " << p.expiry.time_since_epoch().count()
-        << " ns completed with " << ec.message());
+    BOOST_TEST(!ec,
+        "wait expiring at " << p.expiry.time_since_epoch().count()
+                            << " ns completed with " << ec.message());
     BOOST_TEST((manual_clock::now() >= p.expiry),
         "early: completed at " << manual_clock::now().time_since_epoch().count()
-        << " ns, expiry " << p.expiry.time_since_epoch().count() << " ns");
+                               << " ns, expiry "
+                               << p.expiry.time_since_epoch().count() << " ns");
   });
 }
 
@@ -56,14 +57,15 @@ void check_none_later_than_a_tick(std::vector<std::unique_ptr<probe>>& probes)
     if (p->record.calls == 0 && now >= p->expiry + tick && !p->reported_late)
     {
       p->reported_late = true;
-      BOOST_ERROR("late: wait expiring at " << p->expiry.time_since_epoch().count()
-          << " ns still pending at " << now.time_since_epoch().count() << " ns (tick "
-          << tick.count() << " ns)");
+      BOOST_ERROR("late: wait expiring at "
+          << p->expiry.time_since_epoch().count() << " ns still pending at "
+          << now.time_since_epoch().count() << " ns (tick " << tick.count()
+          << " ns)");
     }
   }
 }
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(reschedule)
 
@@ -80,11 +82,13 @@ void check_later_reschedule_moves_waits(bool use_reschedule_at)
     timer.async_wait(record_into(r));
 
   advance_in_steps(io, ticks(2, tick), tick);
-  const auto new_expiry = t0 + ticks(12.5, tick);  // past the old expiry and a revolution
+  const auto new_expiry =
+      t0 + ticks(12.5, tick);  // past the old expiry and a revolution
   const std::size_t moved = use_reschedule_at
       ? timer.reschedule_at(new_expiry)
       : timer.reschedule_after(new_expiry - manual_clock::now());
-  BOOST_TEST(moved == 3u, "reschedule must report the 3 pending waits as moved");
+  BOOST_TEST(
+      moved == 3u, "reschedule must report the 3 pending waits as moved");
   BOOST_TEST((timer.expiry() == new_expiry));
 
   // Through the old expiry (4.5 ticks) and up to just before the new one: nothing completes.
@@ -93,19 +97,22 @@ void check_later_reschedule_moves_waits(bool use_reschedule_at)
     manual_clock::advance(tick);
     settle(io);
     for (auto& r : records)
-      BOOST_TEST(r.calls == 0, "a moved wait completed at "
-          << (manual_clock::now() - t0).count() << " ns, before its new expiry");
+      BOOST_TEST(r.calls == 0,
+          "a moved wait completed at " << (manual_clock::now() - t0).count()
+                                       << " ns, before its new expiry");
   }
   manual_clock::advance(tick);
   settle(io);
   for (auto& r : records)
   {
-    BOOST_TEST(r.succeeded_once(), "a moved wait must complete once with success, got "
-        << r.calls << " calls, " << r.ec.message());
+    BOOST_TEST(r.succeeded_once(),
+        "a moved wait must complete once with success, got "
+            << r.calls << " calls, " << r.ec.message());
     BOOST_TEST((r.completed_at >= new_expiry));
     BOOST_TEST((r.completed_at <= new_expiry + tick));
   }
-  BOOST_TEST(service.stats().waits_cancelled == 0u, "reschedule must not cancel");
+  BOOST_TEST(
+      service.stats().waits_cancelled == 0u, "reschedule must not cancel");
   BOOST_TEST(service.stats().waits_expired == 3u);
 }
 
@@ -143,7 +150,8 @@ BOOST_AUTO_TEST_CASE(reschedule_earlier_completes_at_the_new_expiry)
   advance_in_steps(io, ticks(3, tick), tick);
   BOOST_TEST(first.calls == 0, "completed before the new expiry");
   advance_in_steps(io, ticks(1, tick), tick);
-  BOOST_TEST(first.succeeded_once(), "must complete at the new, earlier expiry");
+  BOOST_TEST(
+      first.succeeded_once(), "must complete at the new, earlier expiry");
   BOOST_TEST(second.succeeded_once());
   BOOST_TEST(lazy_record.calls == 0);
 
@@ -151,8 +159,9 @@ BOOST_AUTO_TEST_CASE(reschedule_earlier_completes_at_the_new_expiry)
   BOOST_TEST(lazy_record.calls == 0, "completed before 6.5 ticks");
   advance_in_steps(io, ticks(1, tick), tick);
   BOOST_TEST(lazy_record.succeeded_once(),
-      "an earlier move after a lazy later move must complete at the earlier expiry, got "
-      << lazy_record.calls << " calls at tick 7");
+      "an earlier move after a lazy later move must complete at the earlier "
+      "expiry, got "
+          << lazy_record.calls << " calls at tick 7");
 }
 
 BOOST_DATA_TEST_CASE(reschedule_into_the_past_completes_soon_with_success,
@@ -170,7 +179,8 @@ BOOST_DATA_TEST_CASE(reschedule_into_the_past_completes_soon_with_success,
   BOOST_TEST(timer.reschedule_at(t0 + ticks(5, tick)) == 2u);
   BOOST_TEST(a.calls == 0, "the handler must not run inside reschedule_at");
   settle(io);  // no clock movement: "soon" means at the current manual time
-  BOOST_TEST(a.succeeded_once(), "got " << a.calls << " calls, " << a.ec.message());
+  BOOST_TEST(
+      a.succeeded_once(), "got " << a.calls << " calls, " << a.ec.message());
   BOOST_TEST(b.succeeded_once());
 
   // reschedule_after(0) and a negative duration are "now" and "the past" too.
@@ -188,7 +198,8 @@ BOOST_DATA_TEST_CASE(reschedule_into_the_past_completes_soon_with_success,
   BOOST_TEST(service.stats().pending_waits == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(reschedule_without_pending_wait_returns_zero_and_sets_expiry)
+BOOST_AUTO_TEST_CASE(
+    reschedule_without_pending_wait_returns_zero_and_sets_expiry)
 {
   align_clock_to(tick);
   asio::io_context io;
@@ -206,13 +217,15 @@ BOOST_AUTO_TEST_CASE(reschedule_without_pending_wait_returns_zero_and_sets_expir
   wait_record record;
   timer.async_wait(record_into(record));
   advance_in_steps(io, ticks(5, tick), tick);
-  BOOST_TEST(record.calls == 0, "completed before the expiry set by reschedule_after");
+  BOOST_TEST(
+      record.calls == 0, "completed before the expiry set by reschedule_after");
   advance_in_steps(io, ticks(1, tick), tick);
   BOOST_TEST(record.succeeded_once());
   BOOST_TEST((record.completed_at >= later));
 }
 
-BOOST_AUTO_TEST_CASE(repeated_reschedules_keep_the_wait_pending_until_the_last_expiry)
+BOOST_AUTO_TEST_CASE(
+    repeated_reschedules_keep_the_wait_pending_until_the_last_expiry)
 {
   align_clock_to(tick);
   asio::io_context io;
@@ -236,13 +249,15 @@ BOOST_AUTO_TEST_CASE(repeated_reschedules_keep_the_wait_pending_until_the_last_e
   for (int i = 0; i < 1000; ++i)
     if (idle.reschedule_after(ticks(5.25, tick)) != 1u)
       ++wrong_returns;
-  BOOST_TEST(wrong_returns == 0u, "reschedule_after did not return 1 on "
-      << wrong_returns << " calls");
-  BOOST_TEST(record.calls == 0, "the refreshed wait completed although refreshed in time");
+  BOOST_TEST(wrong_returns == 0u,
+      "reschedule_after did not return 1 on " << wrong_returns << " calls");
+  BOOST_TEST(record.calls == 0,
+      "the refreshed wait completed although refreshed in time");
   BOOST_TEST(service.stats().pending_waits == 1u);
   BOOST_TEST(service.stats().waits_cancelled == 0u);
   BOOST_TEST(service.stats().lazy_refilings > 0u,
-      "500 ticks of refreshes crossed the entry's slot many times: expected lazy re-filings");
+      "500 ticks of refreshes crossed the entry's slot many times: expected "
+      "lazy re-filings");
 
   const auto last_expiry = idle.expiry();
   advance_in_steps(io, ticks(5, tick), tick);
@@ -253,7 +268,8 @@ BOOST_AUTO_TEST_CASE(repeated_reschedules_keep_the_wait_pending_until_the_last_e
   BOOST_TEST((record.completed_at <= last_expiry + tick));
 }
 
-BOOST_AUTO_TEST_CASE(later_reschedule_is_refiled_lazily_when_its_old_slot_comes_round)
+BOOST_AUTO_TEST_CASE(
+    later_reschedule_is_refiled_lazily_when_its_old_slot_comes_round)
 {
   const auto t0 = align_clock_to(tick);
   asio::io_context io;
@@ -266,13 +282,15 @@ BOOST_AUTO_TEST_CASE(later_reschedule_is_refiled_lazily_when_its_old_slot_comes_
   BOOST_TEST(timer.reschedule_at(t0 + ticks(9.5, tick)) == 1u);
   BOOST_TEST(timer.reschedule_at(t0 + ticks(14.5, tick)) == 1u);
   BOOST_TEST(timer.reschedule_at(t0 + ticks(20.5, tick)) == 1u);
-  BOOST_TEST(service.stats().lazy_refilings == 0u, "a later move must not re-file at once");
+  BOOST_TEST(service.stats().lazy_refilings == 0u,
+      "a later move must not re-file at once");
 
   advance_in_steps(io, ticks(3, tick), tick);
   BOOST_TEST(service.stats().lazy_refilings == 0u);
   advance_in_steps(io, ticks(1, tick), tick);
   BOOST_TEST(service.stats().lazy_refilings == 1u,
-      "the old slot came round at tick 4: the entry must have been re-filed once");
+      "the old slot came round at tick 4: the entry must have been re-filed "
+      "once");
   BOOST_TEST(record.calls == 0);
 
   advance_in_steps(io, ticks(16, tick), tick);
@@ -288,24 +306,28 @@ BOOST_AUTO_TEST_SUITE(expiry_accuracy)
 
 // A seeded mix of expiries: random offsets over 25 revolutions of an 8-slot wheel, exact tick
 // multiples, the past, "now", plus far ones and time_point::max() that must not fire.
-std::vector<std::unique_ptr<probe>> make_probes(asio::io_context& io,
-    manual_clock::time_point start, std::mt19937_64& rng)
+std::vector<std::unique_ptr<probe>> make_probes(
+    asio::io_context& io, manual_clock::time_point start, std::mt19937_64& rng)
 {
   std::vector<std::unique_ptr<probe>> probes;
-  std::uniform_int_distribution<std::int64_t> offset(0, ticks(200, tick).count());
+  std::uniform_int_distribution<std::int64_t> offset(
+      0, ticks(200, tick).count());
   for (int i = 0; i < 200; ++i)
-    probes.push_back(std::make_unique<probe>(io, start + manual_clock::duration(offset(rng))));
+    probes.push_back(std::make_unique<probe>(
+        io, start + manual_clock::duration(offset(rng))));
   for (int k = 0; k <= 24; ++k)
     probes.push_back(std::make_unique<probe>(io, start + ticks(k, tick)));
   probes.push_back(std::make_unique<probe>(io, start - ticks(5, tick)));
-  probes.push_back(std::make_unique<probe>(io, start + manual_clock::duration(1)));
+  probes.push_back(
+      std::make_unique<probe>(io, start + manual_clock::duration(1)));
   for (auto& p : probes)
     start_probe_wait(*p);
   return probes;
 }
 
-void run_probes(asio::io_context& io, std::vector<std::unique_ptr<probe>>& probes,
-    manual_clock::time_point start, std::mt19937_64& rng, bool whole_tick_steps)
+void run_probes(asio::io_context& io,
+    std::vector<std::unique_ptr<probe>>& probes, manual_clock::time_point start,
+    std::mt19937_64& rng, bool whole_tick_steps)
 {
   manual_timer never(io, manual_clock::time_point::max());
   manual_timer distant(io, start + manual_clock::duration::max() / 2);
@@ -316,9 +338,11 @@ void run_probes(asio::io_context& io, std::vector<std::unique_ptr<probe>>& probe
   std::uniform_int_distribution<std::int64_t> step(1, tick.count());
   settle(io);
   check_none_later_than_a_tick(probes);
-  for (int i = 0; i < 100'000 && manual_clock::now() < start + ticks(205, tick); ++i)
+  for (int i = 0; i < 100'000 && manual_clock::now() < start + ticks(205, tick);
+       ++i)
   {
-    manual_clock::advance(whole_tick_steps ? tick : manual_clock::duration(step(rng)));
+    manual_clock::advance(
+        whole_tick_steps ? tick : manual_clock::duration(step(rng)));
     settle(io);
     check_none_later_than_a_tick(probes);
   }
@@ -326,19 +350,23 @@ void run_probes(asio::io_context& io, std::vector<std::unique_ptr<probe>>& probe
   manual_clock::duration max_lateness{0};
   for (auto& p : probes)
   {
-    BOOST_TEST(p->record.succeeded_once(), "wait expiring at "
-        << (p->expiry - start).count() << " ns after start: " << p->record.calls << " calls");
+    BOOST_TEST(p->record.succeeded_once(),
+        "wait expiring at " << (p->expiry - start).count()
+                            << " ns after start: " << p->record.calls
+                            << " calls");
     const auto lateness = p->record.completed_at - std::max(p->expiry, start);
     if (p->record.calls == 1 && lateness > max_lateness)
       max_lateness = lateness;
     // Waits armed already expired complete at start, at the latest one tick on.
     if (whole_tick_steps)
       BOOST_TEST((p->record.completed_at <= std::max(p->expiry, start) + tick),
-          "completed " << lateness.count() << " ns after its expiry (or the start, if"
-          " later) with whole-tick steps");
+          "completed " << lateness.count()
+                       << " ns after its expiry (or the start, if"
+                          " later) with whole-tick steps");
   }
-  BOOST_TEST_MESSAGE("measured max lateness: " << max_lateness.count() << " ns, tick "
-      << tick.count() << " ns, " << probes.size() << " waits");
+  BOOST_TEST_MESSAGE("measured max lateness: "
+      << max_lateness.count() << " ns, tick " << tick.count() << " ns, "
+      << probes.size() << " waits");
   BOOST_TEST(never_record.calls == 0, "time_point::max() fired");
   BOOST_TEST(far_record.calls == 0, "an expiry 146 years ahead fired");
   BOOST_TEST(never.cancel() == 1u);
@@ -371,14 +399,15 @@ BOOST_AUTO_TEST_CASE(random_sub_tick_steps_never_early_and_never_a_tick_late)
   run_probes(io, probes, start, rng, false);
 }
 
-BOOST_AUTO_TEST_CASE(far_expiries_fire_neither_early_nor_late_across_clock_jumps)
+BOOST_AUTO_TEST_CASE(
+    far_expiries_fire_neither_early_nor_late_across_clock_jumps)
 {
   asio::io_context io;
   install_service(io, make_options(tick, 8));
   const auto start = manual_clock::now();
   constexpr auto hour = std::chrono::hours(1);
-  const manual_clock::duration offsets[] = {hour, 24 * hour, 50 * 365 * 24 * hour,
-      50 * 365 * 24 * hour + ticks(2.5, tick)};
+  const manual_clock::duration offsets[] = {hour, 24 * hour,
+      50 * 365 * 24 * hour, 50 * 365 * 24 * hour + ticks(2.5, tick)};
   std::vector<std::unique_ptr<probe>> probes;
   for (auto offset : offsets)
   {
@@ -389,11 +418,13 @@ BOOST_AUTO_TEST_CASE(far_expiries_fire_neither_early_nor_late_across_clock_jumps
   {
     manual_clock::set(probes[i]->expiry - manual_clock::duration(1));
     settle(io);
-    BOOST_TEST(probes[i]->record.calls == 0, "expiry " << i << " fired 1 ns early");
+    BOOST_TEST(
+        probes[i]->record.calls == 0, "expiry " << i << " fired 1 ns early");
     manual_clock::set(probes[i]->expiry + tick);
     settle(io);
-    BOOST_TEST(probes[i]->record.succeeded_once(), "expiry " << i
-        << " did not fire one tick after it passed (" << probes[i]->record.calls << " calls)");
+    BOOST_TEST(probes[i]->record.succeeded_once(),
+        "expiry " << i << " did not fire one tick after it passed ("
+                  << probes[i]->record.calls << " calls)");
   }
 }
 
@@ -440,7 +471,8 @@ BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
   anchor.async_wait(record_into(anchor_record));
 
   wait_record aborted[5];
-  manual_timer later(io, at(10.5)), earlier(io, at(10.5)), left_alone(io, at(9.5));
+  manual_timer later(io, at(10.5)), earlier(io, at(10.5)),
+      left_alone(io, at(9.5));
   auto destroyed = std::make_unique<manual_timer>(io, at(12.5));
   auto moved_from = std::make_unique<manual_timer>(io, at(14.5));
   later.async_wait(record_into(aborted[0]));
@@ -453,7 +485,8 @@ BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
   BOOST_TEST(left_alone.cancel() == 1u);
   BOOST_TEST(destroyed->cancel() == 1u);
   BOOST_TEST(moved_from->cancel() == 1u);
-  BOOST_TEST(service.stats().timers_in_wheel == 1u, "only the anchor has a pending wait");
+  BOOST_TEST(service.stats().timers_in_wheel == 1u,
+      "only the anchor has a pending wait");
 
   wait_record later_record, earlier_record, same_slot_record, moved_record;
   later.expires_at(at(20.5));
@@ -461,7 +494,8 @@ BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
   earlier.expires_at(at(5.5));
   earlier.async_wait(record_into(earlier_record));
   destroyed.reset();
-  manual_timer same_slot(io, at(12.5));  // the slot the destroyed timer was filed in
+  manual_timer same_slot(
+      io, at(12.5));  // the slot the destroyed timer was filed in
   same_slot.async_wait(record_into(same_slot_record));
   manual_timer moved(std::move(*moved_from));
   moved_from.reset();
@@ -477,18 +511,21 @@ BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
     double expiry_ticks;
   };
   const expectation expected[] = {{"anchor", &anchor_record, 1.5},
-      {"re-armed earlier", &earlier_record, 5.5}, {"same slot", &same_slot_record, 12.5},
-      {"moved", &moved_record, 16.5}, {"re-armed later", &later_record, 20.5}};
+      {"re-armed earlier", &earlier_record, 5.5},
+      {"same slot", &same_slot_record, 12.5}, {"moved", &moved_record, 16.5},
+      {"re-armed later", &later_record, 20.5}};
   for (int step = 1; step <= 22; ++step)
   {
     advance_in_steps(io, tick, tick);
     for (const auto& e : expected)
     {
       if (step < e.expiry_ticks)
-        BOOST_TEST(e.record->calls == 0, e.name << " completed early, at tick " << step);
+        BOOST_TEST(e.record->calls == 0,
+            e.name << " completed early, at tick " << step);
       else
-        BOOST_TEST(e.record->succeeded_once(), e.name << " not completed once by tick "
-            << step << ": " << e.record->calls << " calls, " << e.record->ec.message());
+        BOOST_TEST(e.record->succeeded_once(),
+            e.name << " not completed once by tick " << step << ": "
+                   << e.record->calls << " calls, " << e.record->ec.message());
     }
   }
   for (auto& r : aborted)
@@ -512,7 +549,8 @@ BOOST_DATA_TEST_CASE(rearm_on_every_message_aborts_each_previous_wait,
   constexpr int timer_count = 50;
   constexpr int messages = 40;
   std::vector<std::unique_ptr<manual_timer>> timers;
-  std::vector<std::vector<wait_record>> records(timer_count, std::vector<wait_record>(messages));
+  std::vector<std::vector<wait_record>> records(
+      timer_count, std::vector<wait_record>(messages));
   for (int i = 0; i < timer_count; ++i)
     timers.push_back(std::make_unique<manual_timer>(io));
   std::mt19937 rng(7);
@@ -522,7 +560,8 @@ BOOST_DATA_TEST_CASE(rearm_on_every_message_aborts_each_previous_wait,
     {
       // Timeouts of 2 to 9 ticks: some shorter than the gap to the next message, so a few
       // waits expire between messages and the next re-arm finds nothing to abort.
-      const std::size_t aborted = timers[i]->expires_after(ticks(2 + rng() % 8, tick));
+      const std::size_t aborted =
+          timers[i]->expires_after(ticks(2 + rng() % 8, tick));
       BOOST_TEST(aborted <= 1u);
       timers[i]->async_wait(record_into(records[i][m]));
     }
@@ -534,10 +573,12 @@ BOOST_DATA_TEST_CASE(rearm_on_every_message_aborts_each_previous_wait,
     for (int m = 0; m < messages; ++m)
     {
       const auto& r = records[i][m];
-      BOOST_TEST(r.calls == 1, "timer " << i << " message " << m << ": " << r.calls << " calls");
+      BOOST_TEST(r.calls == 1,
+          "timer " << i << " message " << m << ": " << r.calls << " calls");
       (r.ec ? aborted : succeeded) += 1;
     }
-  BOOST_TEST(succeeded + aborted == static_cast<std::uint64_t>(timer_count * messages));
+  BOOST_TEST(succeeded + aborted
+      == static_cast<std::uint64_t>(timer_count * messages));
   const auto s = service.stats();
   BOOST_TEST(s.waits_expired == succeeded);
   BOOST_TEST(s.waits_cancelled == aborted);
@@ -568,8 +609,8 @@ BOOST_DATA_TEST_CASE(timer_destroyed_inside_its_own_handler,
   timer->async_wait(record_into(second));
   advance_in_steps(io, ticks(3, tick), tick);
   BOOST_TEST(first.succeeded_once());
-  BOOST_TEST(second.succeeded_once(), "second wait: " << second.calls << " calls, "
-      << second.ec.message());
+  BOOST_TEST(second.succeeded_once(),
+      "second wait: " << second.calls << " calls, " << second.ec.message());
   BOOST_TEST(!timer);
 
   // Destroyed inside its handler after re-arming: the new wait is aborted by the destructor.
@@ -624,15 +665,18 @@ BOOST_DATA_TEST_CASE(timer_moved_inside_its_own_handler,
   });
   advance_in_steps(io, ticks(2, tick), tick);
   BOOST_TEST(own.succeeded_once());
-  BOOST_TEST(target_own.aborted_once(), "move assignment must abort the target's own wait");
+  BOOST_TEST(target_own.aborted_once(),
+      "move assignment must abort the target's own wait");
   BOOST_TEST(carried.calls == 0);
   BOOST_TEST((constructed->expiry() == carried_expiry));
 
   advance_in_steps(io, ticks(2, tick), tick);
   BOOST_TEST(carried.calls == 0, "completed before its expiry");
   advance_in_steps(io, ticks(1, tick), tick);
-  BOOST_TEST(carried.succeeded_once(), "the wait moved with the timer must complete with"
-      " success at its expiry: " << carried.calls << " calls, " << carried.ec.message());
+  BOOST_TEST(carried.succeeded_once(),
+      "the wait moved with the timer must complete with"
+      " success at its expiry: "
+          << carried.calls << " calls, " << carried.ec.message());
   BOOST_TEST(carried_by_construction.succeeded_once());
   BOOST_TEST(service.stats().pending_waits == 0u);
   BOOST_TEST(service.stats().timers_in_wheel == 0u);
@@ -699,7 +743,8 @@ BOOST_DATA_TEST_CASE(timer_rearmed_inside_its_own_handler,
   std::function<void(int)> start = [&](int k) {
     timer.async_wait([&, k](const error_code& ec) {
       record_into(records[k])(ec);
-      BOOST_TEST((manual_clock::now() >= expiries[k]), "link " << k << " completed early");
+      BOOST_TEST((manual_clock::now() >= expiries[k]),
+          "link " << k << " completed early");
       if (k + 1 == chain_length)
         return;
       const auto delay = ticks(1.5 + (k % 4), tick);
@@ -714,12 +759,16 @@ BOOST_DATA_TEST_CASE(timer_rearmed_inside_its_own_handler,
     advance_in_steps(io, tick, tick);
   for (int k = 0; k < chain_length; ++k)
   {
-    BOOST_TEST(records[k].succeeded_once(), "link " << k << ": " << records[k].calls
-        << " calls, " << records[k].ec.message());
-    BOOST_TEST((records[k].completed_at <= expiries[k] + tick), "link " << k << " late");
+    BOOST_TEST(records[k].succeeded_once(),
+        "link " << k << ": " << records[k].calls << " calls, "
+                << records[k].ec.message());
+    BOOST_TEST((records[k].completed_at <= expiries[k] + tick),
+        "link " << k << " late");
   }
-  BOOST_TEST(nonzero_returns == 0u, "nothing was pending when re-arming from the handler");
-  BOOST_TEST(service.stats().waits_expired == static_cast<std::uint64_t>(chain_length));
+  BOOST_TEST(nonzero_returns == 0u,
+      "nothing was pending when re-arming from the handler");
+  BOOST_TEST(service.stats().waits_expired
+      == static_cast<std::uint64_t>(chain_length));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -740,22 +789,27 @@ BOOST_DATA_TEST_CASE(emitted_before_expiry_aborts_only_that_wait,
     manual_timer timer(io, ticks(3.5, tick));
     asio::cancellation_signal signal;
     wait_record cancelled, untouched;
-    timer.async_wait(asio::bind_cancellation_slot(signal.slot(), record_into(cancelled)));
+    timer.async_wait(
+        asio::bind_cancellation_slot(signal.slot(), record_into(cancelled)));
     timer.async_wait(record_into(untouched));
     advance_in_steps(io, ticks(1, tick), tick);
     signal.emit(type);
     settle(io);
-    BOOST_TEST(cancelled.aborted_once(), "cancellation type " << static_cast<int>(type)
-        << ": " << cancelled.calls << " calls, " << cancelled.ec.message());
+    BOOST_TEST(cancelled.aborted_once(),
+        "cancellation type " << static_cast<int>(type) << ": "
+                             << cancelled.calls << " calls, "
+                             << cancelled.ec.message());
     BOOST_TEST(untouched.calls == 0);
-    BOOST_TEST(!signal.slot().has_handler(), "slot still connected after completion");
+    BOOST_TEST(
+        !signal.slot().has_handler(), "slot still connected after completion");
     advance_in_steps(io, ticks(3, tick), tick);
     BOOST_TEST(untouched.succeeded_once());
   }
   BOOST_TEST(service.stats().waits_cancelled == 3u);
 }
 
-BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_is_gone,
+BOOST_DATA_TEST_CASE(
+    emitted_after_completion_does_nothing_even_after_the_timer_is_gone,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   align_clock_to(tick);
@@ -765,8 +819,8 @@ BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_
   auto timer = std::make_unique<manual_timer>(io, ticks(1.5, tick));
   asio::cancellation_signal expired_signal, aborted_signal;
   wait_record expired;
-  timer->async_wait(
-      asio::bind_cancellation_slot(expired_signal.slot(), record_into(expired)));
+  timer->async_wait(asio::bind_cancellation_slot(
+      expired_signal.slot(), record_into(expired)));
   advance_in_steps(io, ticks(2, tick), tick);
   BOOST_TEST(expired.succeeded_once());
   BOOST_TEST(!expired_signal.slot().has_handler(),
@@ -783,8 +837,8 @@ BOOST_DATA_TEST_CASE(emitted_after_completion_does_nothing_even_after_the_timer_
   // A wait aborted by cancel(): its slot is cleared as well.
   wait_record aborted;
   timer->expires_after(ticks(5, tick));
-  timer->async_wait(
-      asio::bind_cancellation_slot(aborted_signal.slot(), record_into(aborted)));
+  timer->async_wait(asio::bind_cancellation_slot(
+      aborted_signal.slot(), record_into(aborted)));
   BOOST_TEST(timer->cancel() == 1u);
   settle(io);
   BOOST_TEST(aborted.aborted_once());

@@ -24,7 +24,7 @@ namespace {
 
 constexpr std::chrono::nanoseconds tick = 1ms;
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(stats)
 
@@ -59,12 +59,14 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   a.async_wait(record_into(a2));
   b.async_wait(record_into(b1));
   s = service.stats();
-  BOOST_TEST(s.timers_in_wheel == 2u, "two timers with waits are two wheel entries");
+  BOOST_TEST(
+      s.timers_in_wheel == 2u, "two timers with waits are two wheel entries");
   BOOST_TEST(s.pending_waits == 3u);
 
   step_to(3);
   s = service.stats();
-  BOOST_TEST(s.drive_wakeups == 0u, "woken during ticks 1-3 although nothing was due");
+  BOOST_TEST(
+      s.drive_wakeups == 0u, "woken during ticks 1-3 although nothing was due");
   BOOST_TEST(a1.calls == 0);
 
   step_to(4);
@@ -78,17 +80,21 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   BOOST_TEST(s.timers_in_wheel == 1u);
   BOOST_TEST(s.round_revisits == 0u, "b was visited at tick 4");
   BOOST_TEST(s.cascades == 0u, "b moved down before its block began");
-  BOOST_TEST(s.queued_completions == 0u, "all 2 expired waits were handed over in one slice,"
-      " yet queued_completions is " << s.queued_completions);
+  BOOST_TEST(s.queued_completions == 0u,
+      "all 2 expired waits were handed over in one slice,"
+      " yet queued_completions is "
+          << s.queued_completions);
   BOOST_TEST(s.max_lateness.count() == ticks(0.5, tick).count(),
       "completed at tick 4, expiry 3.5 ticks");
 
   step_to(11);
-  BOOST_TEST(service.stats().drive_wakeups == 1u, "woken between tick 4 and tick 12");
+  BOOST_TEST(
+      service.stats().drive_wakeups == 1u, "woken between tick 4 and tick 12");
   step_to(12);
   s = service.stats();
   BOOST_TEST(b1.succeeded_once());
-  BOOST_TEST(s.drive_wakeups == 2u, "the wakeup at tick 12 moves b down and expires it");
+  BOOST_TEST(s.drive_wakeups == 2u,
+      "the wakeup at tick 12 moves b down and expires it");
   BOOST_TEST(s.cascades == 1u);
   BOOST_TEST(s.round_revisits == 0u);
   BOOST_TEST(s.waits_expired == 3u);
@@ -106,7 +112,8 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   s = service.stats();
   BOOST_TEST(c1.calls == 0);
   BOOST_TEST(s.lazy_refilings == 1u);
-  BOOST_TEST(s.drive_wakeups == 3u, "the old slot of a lazily moved entry must be visited");
+  BOOST_TEST(s.drive_wakeups == 3u,
+      "the old slot of a lazily moved entry must be visited");
   BOOST_TEST(s.empty_wakeups == 1u, "the wakeup at tick 15 completed no wait");
   step_to(22);
   s = service.stats();
@@ -148,7 +155,8 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   BOOST_TEST(s.waits_cancelled == 3u);
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.timers_in_wheel == 0u);
-  BOOST_TEST(io.stopped(), "nothing pending: the drive timer must not keep the context busy");
+  BOOST_TEST(io.stopped(),
+      "nothing pending: the drive timer must not keep the context busy");
   {
     // The drive timer was parked for f's tick 34, not cancelled (see drive_timer.hpp): while
     // other work keeps the context running (the guard here), it fires there, once, and finds
@@ -157,9 +165,11 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
     step_to(41);
   }
   s = service.stats();
-  BOOST_TEST(s.drive_wakeups == 6u, "the parked drive timer fires once, at tick 34");
+  BOOST_TEST(
+      s.drive_wakeups == 6u, "the parked drive timer fires once, at tick 34");
   BOOST_TEST(s.empty_wakeups == 2u);
-  BOOST_TEST(s.drive_cancels == 0u, "the drive timer was cancelled although nothing came due"
+  BOOST_TEST(s.drive_cancels == 0u,
+      "the drive timer was cancelled although nothing came due"
       " sooner");
 
   // A wakeup whose only wait was cancelled in the meantime completes nothing, so if the
@@ -173,7 +183,7 @@ BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,
   step_to(46);
   const auto after_cancelled_tick = service.stats();
   BOOST_TEST(after_cancelled_tick.drive_wakeups - before.drive_wakeups
-      == after_cancelled_tick.empty_wakeups - before.empty_wakeups,
+          == after_cancelled_tick.empty_wakeups - before.empty_wakeups,
       "a wakeup at a tick whose wait was cancelled must be counted as empty");
   step_to(49);
   s = service.stats();
@@ -220,20 +230,24 @@ BOOST_DATA_TEST_CASE(drive_timer_is_armed_ahead_for_the_due_tick_after_the_next,
   b.async_wait(record_into(b1));
   c.async_wait(record_into(c1));
   auto s = service.stats();
-  BOOST_TEST(s.drive_arms == 1u, "set for tick 4 only: later waits do not touch it");
+  BOOST_TEST(
+      s.drive_arms == 1u, "set for tick 4 only: later waits do not touch it");
   BOOST_TEST(s.drive_arms_ahead == 0u);
 
   step_to(4);
   s = service.stats();
   BOOST_TEST(a1.succeeded_once());
-  BOOST_TEST(s.drive_arms == 3u, "the wakeup at tick 4 sets one timer for 8, the other for 12");
+  BOOST_TEST(s.drive_arms == 3u,
+      "the wakeup at tick 4 sets one timer for 8, the other for 12");
   BOOST_TEST(s.drive_arms_ahead == 1u);
 
   step_to(8);
   s = service.stats();
   BOOST_TEST(b1.succeeded_once());
-  BOOST_TEST(s.drive_arms == 3u, "the wakeup at tick 8 found tick 12's timer in place and set"
-      " none: " << s.drive_arms << " arms");
+  BOOST_TEST(s.drive_arms == 3u,
+      "the wakeup at tick 8 found tick 12's timer in place and set"
+      " none: "
+          << s.drive_arms << " arms");
 
   step_to(12);
   s = service.stats();
@@ -258,7 +272,8 @@ BOOST_DATA_TEST_CASE(drive_timer_is_armed_ahead_for_the_due_tick_after_the_next,
   settle(io);
   s = service.stats();
   BOOST_TEST(s.drive_cancels == before.drive_cancels + 1);
-  BOOST_TEST(s.drive_arms == before.drive_arms + 1, "set again for 32 once cancelled");
+  BOOST_TEST(
+      s.drive_arms == before.drive_arms + 1, "set again for 32 once cancelled");
   step_to(31);
   BOOST_TEST(k1.calls == 0);
   step_to(32);
@@ -277,26 +292,31 @@ BOOST_DATA_TEST_CASE(drive_timer_is_armed_ahead_for_the_due_tick_after_the_next,
   // re-aimed: once the other covers the next due tick (54), it is cancelled and armed for the
   // tick after (58), so that the wakeups leapfrog again instead of setting the reactor's
   // deadline twice each until tick 70.
-  manual_timer distant(io, at(69.5)), p(io, at(49.5)), q(io, at(53.5)), r(io, at(57.5));
+  manual_timer distant(io, at(69.5)), p(io, at(49.5)), q(io, at(53.5)),
+      r(io, at(57.5));
   wait_record distant1, p1, q1, r1;
   distant.async_wait(record_into(distant1));
   p.async_wait(record_into(p1));
   q.async_wait(record_into(q1));
   r.async_wait(record_into(r1));
   const auto before_far = service.stats();
-  BOOST_TEST(before_far.drive_arms == s.drive_arms + 2, "one timer for 70, the other for 50");
+  BOOST_TEST(before_far.drive_arms == s.drive_arms + 2,
+      "one timer for 70, the other for 50");
   step_to(50);
   s = service.stats();
   BOOST_TEST(p1.succeeded_once());
-  BOOST_TEST(s.drive_cancels == before_far.drive_cancels + 1, "the timer for 70 re-aimed");
+  BOOST_TEST(s.drive_cancels == before_far.drive_cancels + 1,
+      "the timer for 70 re-aimed");
   BOOST_TEST(s.drive_arms_ahead == before_far.drive_arms_ahead + 1);
   const auto at_50 = s;
   step_to(54);
   s = service.stats();
   BOOST_TEST(q1.succeeded_once());
-  BOOST_TEST(s.drive_arms - at_50.drive_arms == s.drive_arms_ahead - at_50.drive_arms_ahead,
-      "the wakeup at 54 set only a timer ahead: " << s.drive_arms - at_50.drive_arms
-      << " arms, " << s.drive_arms_ahead - at_50.drive_arms_ahead << " ahead");
+  BOOST_TEST(s.drive_arms - at_50.drive_arms
+          == s.drive_arms_ahead - at_50.drive_arms_ahead,
+      "the wakeup at 54 set only a timer ahead: "
+          << s.drive_arms - at_50.drive_arms << " arms, "
+          << s.drive_arms_ahead - at_50.drive_arms_ahead << " ahead");
   step_to(70);
   BOOST_TEST(r1.succeeded_once());
   BOOST_TEST((r1.completed_at == at(58)));
@@ -309,7 +329,8 @@ BOOST_DATA_TEST_CASE(drive_timer_is_armed_ahead_for_the_due_tick_after_the_next,
 BOOST_AUTO_TEST_CASE(far_only_wheel_causes_no_drive_wakeups)
 {
   asio::io_context io;
-  auto& service = install_service(io, asio_wheel::wheel_options{});  // 4096 slots of 1 ms
+  auto& service =
+      install_service(io, asio_wheel::wheel_options{});  // 4096 slots of 1 ms
 
   // 1000 waits an hour ahead (spread over a second, so over many slots), while 10 minutes of
   // manual time pass in 1 s steps: 146 revolutions of the wheel, and not one wakeup.
@@ -317,12 +338,14 @@ BOOST_AUTO_TEST_CASE(far_only_wheel_causes_no_drive_wakeups)
   std::vector<wait_record> records(1000);
   for (int i = 0; i < 1000; ++i)
   {
-    timers.push_back(std::make_unique<manual_timer>(io, std::chrono::hours(1) + i * 1ms));
+    timers.push_back(
+        std::make_unique<manual_timer>(io, std::chrono::hours(1) + i * 1ms));
     timers.back()->async_wait(record_into(records[i]));
   }
   advance_in_steps(io, std::chrono::minutes(10), std::chrono::seconds(1));
   auto s = service.stats();
-  BOOST_TEST(s.drive_wakeups == 0u, s.drive_wakeups << " drive wakeups for waits 50 min away");
+  BOOST_TEST(s.drive_wakeups == 0u,
+      s.drive_wakeups << " drive wakeups for waits 50 min away");
   BOOST_TEST(s.empty_wakeups == 0u);
   BOOST_TEST(s.round_revisits == 0u);
   BOOST_TEST(s.pending_waits == 1000u);
@@ -394,14 +417,15 @@ BOOST_DATA_TEST_CASE(expiry_storm_yields_to_other_handlers_between_slices,
   advance_in_steps(io, ticks(2, tick), tick);
 
   BOOST_TEST_MESSAGE("a handler posted during the storm ran after "
-      << handlers_run_before_posted << " of " << waits << " wait handlers (slice " << slice
-      << ")");
+      << handlers_run_before_posted << " of " << waits
+      << " wait handlers (slice " << slice << ")");
   BOOST_TEST(handlers_run_before_posted >= 1, "the posted handler did not run");
   BOOST_TEST(handlers_run_before_posted < waits,
       "the posted handler waited for the whole storm: no slicing");
   BOOST_TEST(handlers_run_before_posted <= static_cast<int>(2 * slice),
       "more than the rest of one slice and a whole next slice ran before it");
-  BOOST_TEST(left_when_posted_ran > 0u, "stats() showed no waits left"
+  BOOST_TEST(left_when_posted_ran > 0u,
+      "stats() showed no waits left"
       " (pending or queued) for later slices while the storm was being sliced");
   BOOST_TEST(left_when_posted_ran + handlers_run_before_posted
       <= static_cast<std::size_t>(waits));
@@ -422,7 +446,8 @@ struct handler_failure : std::runtime_error
   using std::runtime_error::runtime_error;
 };
 
-BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled,
+BOOST_DATA_TEST_CASE(
+    handler_exception_propagates_and_no_wait_is_lost_or_doubled,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   const auto t0 = align_clock_to(tick);
@@ -459,8 +484,10 @@ BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled
       ++caught;
     }
   }
-  BOOST_TEST(caught == 2, "expected both exceptions out of run(), got " << caught);
-  BOOST_TEST(io.stopped(), "run() did not finish: a wait was lost after an exception");
+  BOOST_TEST(
+      caught == 2, "expected both exceptions out of run(), got " << caught);
+  BOOST_TEST(
+      io.stopped(), "run() did not finish: a wait was lost after an exception");
   for (int i = 0; i < waits; ++i)
     BOOST_TEST(calls[i] == 1, "wait " << i << " ran " << calls[i] << " times");
   const auto s = service.stats();
@@ -471,14 +498,14 @@ BOOST_DATA_TEST_CASE(handler_exception_propagates_and_no_wait_is_lost_or_doubled
 
 // One timer of the stress test, used only on its own strand.
 using strand_type = asio::strand<asio::io_context::executor_type>;
-using strand_timer = asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits, strand_type>;
+using strand_timer = asio_wheel::basic_wheel_timer<manual_clock,
+    manual_wait_traits, strand_type>;
 
 struct stress_timer
 {
   stress_timer(asio::io_context& io, unsigned seed)
     : strand(asio::make_strand(io)), timer(strand), rng(seed)
-  {
-  }
+  {}
 
   strand_type strand;
   strand_timer timer;
@@ -503,7 +530,8 @@ struct stress_state
   std::atomic<int> aborts{0};
 };
 
-void start_stress_wait(stress_state& state, stress_timer& t, bool continues_chain);
+void start_stress_wait(
+    stress_state& state, stress_timer& t, bool continues_chain);
 
 void arm_stress_round(stress_state& state, stress_timer& t)
 {
@@ -515,17 +543,29 @@ void arm_stress_round(stress_state& state, stress_timer& t)
       ++state.not_on_strand;
     switch (t.rng() % 6)
     {
-    case 0: break;
-    case 1: t.timer.cancel(); break;
-    case 2: t.timer.reschedule_after(ticks(t.rng() % 12, tick)); break;
-    case 3: t.timer.cancel_one(); break;
-    case 4: start_stress_wait(state, t, false); break;
-    case 5: t.timer.reschedule_at(manual_clock::now() - tick); break;
+    case 0:
+      break;
+    case 1:
+      t.timer.cancel();
+      break;
+    case 2:
+      t.timer.reschedule_after(ticks(t.rng() % 12, tick));
+      break;
+    case 3:
+      t.timer.cancel_one();
+      break;
+    case 4:
+      start_stress_wait(state, t, false);
+      break;
+    case 5:
+      t.timer.reschedule_at(manual_clock::now() - tick);
+      break;
     }
   });
 }
 
-void start_stress_wait(stress_state& state, stress_timer& t, bool continues_chain)
+void start_stress_wait(
+    stress_state& state, stress_timer& t, bool continues_chain)
 {
   const std::size_t id = state.next_wait_id++;
   if (id >= state.completions.size())
@@ -593,7 +633,8 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
   const auto real_start = std::chrono::steady_clock::now();
   const auto deadline = real_start + 60s;
   int ticks_advanced = 0;
-  while (state.chains_finished.load() < timer_count && std::chrono::steady_clock::now() < deadline)
+  while (state.chains_finished.load() < timer_count
+      && std::chrono::steady_clock::now() < deadline)
   {
     manual_clock::advance(tick);
     ++ticks_advanced;
@@ -601,7 +642,8 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
   }
   // Everything completed: run() must return on every thread by itself.
   const auto return_deadline = std::chrono::steady_clock::now() + 10s;
-  while (runs_returned.load() < thread_count && std::chrono::steady_clock::now() < return_deadline)
+  while (runs_returned.load() < thread_count
+      && std::chrono::steady_clock::now() < return_deadline)
   {
     manual_clock::advance(tick);
     std::this_thread::sleep_for(1ms);
@@ -613,24 +655,35 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
     th.join();
   const auto real_elapsed = std::chrono::steady_clock::now() - real_start;
 
-  const std::size_t ids_used = std::min(state.next_wait_id.load(), state.completions.size());
+  const std::size_t ids_used =
+      std::min(state.next_wait_id.load(), state.completions.size());
   std::size_t not_once = 0;
   for (std::size_t id = 0; id < ids_used; ++id)
     if (state.completions[id].load() != 1)
       ++not_once;
-  BOOST_TEST_MESSAGE(ids_used << " waits on " << timer_count << " timers, " << thread_count
-      << " threads: " << state.successes.load() << " succeeded, " << state.aborts.load()
-      << " aborted, " << ticks_advanced << " ticks of manual time, "
-      << std::chrono::duration_cast<std::chrono::milliseconds>(real_elapsed).count()
+  BOOST_TEST_MESSAGE(ids_used
+      << " waits on " << timer_count << " timers, " << thread_count
+      << " threads: " << state.successes.load() << " succeeded, "
+      << state.aborts.load() << " aborted, " << ticks_advanced
+      << " ticks of manual time, "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(real_elapsed)
+             .count()
       << " ms real");
-  BOOST_TEST(state.chains_finished.load() == timer_count, "unfinished chains: a wait was lost");
-  BOOST_TEST(returned_by_itself, "run() did not return after the last wait completed");
-  BOOST_TEST(not_once == 0u, not_once << " waits did not complete exactly once");
+  BOOST_TEST(state.chains_finished.load() == timer_count,
+      "unfinished chains: a wait was lost");
+  BOOST_TEST(
+      returned_by_itself, "run() did not return after the last wait completed");
+  BOOST_TEST(
+      not_once == 0u, not_once << " waits did not complete exactly once");
   BOOST_TEST(state.ids_exhausted.load() == 0);
-  BOOST_TEST(state.not_on_strand.load() == 0, "handlers ran outside their timer's strand");
-  BOOST_TEST(state.overlapping_handlers.load() == 0, "handlers of one strand overlapped");
+  BOOST_TEST(state.not_on_strand.load() == 0,
+      "handlers ran outside their timer's strand");
+  BOOST_TEST(state.overlapping_handlers.load() == 0,
+      "handlers of one strand overlapped");
   BOOST_TEST(state.unexpected_errors.load() == 0);
-  BOOST_TEST(static_cast<std::size_t>(state.successes.load() + state.aborts.load()) == ids_used);
+  BOOST_TEST(
+      static_cast<std::size_t>(state.successes.load() + state.aborts.load())
+      == ids_used);
   const auto s = service.stats();
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.timers_in_wheel == 0u);
@@ -710,8 +763,9 @@ BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
   // stats count them; otherwise it posts each to the scheduler at once.
   if (expected_threading(concurrency_hint).one_thread)
     BOOST_TEST(service.stats().queued_completions == expected.size(),
-        "queued_completions counts every decided wait whose handler has not run (hint "
-        << hint_name(concurrency_hint) << ")");
+        "queued_completions counts every decided wait whose handler has not "
+        "run (hint "
+            << hint_name(concurrency_hint) << ")");
 
   settle(io);
   BOOST_TEST(ran == expected, "handlers ran out of order, or not exactly once");
@@ -726,13 +780,15 @@ BOOST_DATA_TEST_CASE(handlers_run_once_in_the_order_the_results_were_decided,
     BOOST_TEST(record.calls == 0, "a re-armed wait completed");
   const auto s = service.stats();
   BOOST_TEST(s.queued_completions == 0u);
-  BOOST_TEST(s.pending_waits == still_pending, "the re-armed waits stay pending");
+  BOOST_TEST(
+      s.pending_waits == still_pending, "the re-armed waits stay pending");
 }
 
 // A cancellation signal for a wait that was already aborted, but whose handler has not run yet,
 // does nothing, even after its timer was re-armed with a new wait: the handler runs once, with
 // operation_aborted, and the new wait stays pending.
-BOOST_DATA_TEST_CASE(slot_cancellation_after_an_abort_leaves_the_rearmed_timer_alone,
+BOOST_DATA_TEST_CASE(
+    slot_cancellation_after_an_abort_leaves_the_rearmed_timer_alone,
     boost::unit_test::data::make(all_concurrency_hints), concurrency_hint)
 {
   asio::io_context io(concurrency_hint);
@@ -740,15 +796,18 @@ BOOST_DATA_TEST_CASE(slot_cancellation_after_an_abort_leaves_the_rearmed_timer_a
   manual_timer timer(io, ticks(10, tick));
   asio::cancellation_signal signal;
   wait_record aborted, rearmed;
-  timer.async_wait(asio::bind_cancellation_slot(signal.slot(), record_into(aborted)));
+  timer.async_wait(
+      asio::bind_cancellation_slot(signal.slot(), record_into(aborted)));
   settle(io);
 
   BOOST_TEST(timer.expires_after(ticks(10, tick)) == 1u);
   timer.async_wait(record_into(rearmed));
   signal.emit(asio::cancellation_type::terminal);
   settle(io);
-  BOOST_TEST(aborted.aborted_once(), "the aborted wait's handler ran " << aborted.calls << " times");
-  BOOST_TEST(rearmed.calls == 0, "the signal for the old wait completed the new one");
+  BOOST_TEST(aborted.aborted_once(),
+      "the aborted wait's handler ran " << aborted.calls << " times");
+  BOOST_TEST(
+      rearmed.calls == 0, "the signal for the old wait completed the new one");
   BOOST_TEST(service.stats().pending_waits == 1u);
   BOOST_TEST(timer.cancel() == 1u);
   settle(io);
@@ -762,7 +821,8 @@ BOOST_AUTO_TEST_SUITE(run_lifetime)
 // Destroying the context destroys handlers that did not run, without invoking them: a wait
 // still in the wheel, one already due and one aborted (both queued, not run). Each handler owns
 // its timer, as a connection object usually does, so the timers die during the shutdown.
-BOOST_DATA_TEST_CASE(destroying_the_context_destroys_pending_handlers_without_invoking_them,
+BOOST_DATA_TEST_CASE(
+    destroying_the_context_destroys_pending_handlers_without_invoking_them,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   auto token = std::make_shared<int>(0);
@@ -771,12 +831,12 @@ BOOST_DATA_TEST_CASE(destroying_the_context_destroys_pending_handlers_without_in
     asio::io_context io(concurrency_hint);
     install_service(io, make_options(tick, 8));
     auto in_wheel = std::make_shared<manual_timer>(io, ticks(10, tick));
-    auto already_due = std::make_shared<manual_timer>(io, manual_clock::duration::zero());
+    auto already_due =
+        std::make_shared<manual_timer>(io, manual_clock::duration::zero());
     auto aborted = std::make_shared<manual_timer>(io, ticks(10, tick));
     for (auto* timer : {&in_wheel, &already_due, &aborted})
-      (*timer)->async_wait([owner = *timer, token, &invoked](const error_code&) {
-        ++invoked;
-      });
+      (*timer)->async_wait(
+          [owner = *timer, token, &invoked](const error_code&) { ++invoked; });
     BOOST_TEST(aborted->cancel() == 1u);
     in_wheel.reset();
     already_due.reset();
@@ -784,10 +844,12 @@ BOOST_DATA_TEST_CASE(destroying_the_context_destroys_pending_handlers_without_in
     BOOST_TEST(token.use_count() == 4, "each handler holds the token");
   }
   BOOST_TEST(invoked == 0, "a handler ran during the context's destruction");
-  BOOST_TEST(token.use_count() == 1, "handlers (and the timers they own) were not destroyed");
+  BOOST_TEST(token.use_count() == 1,
+      "handlers (and the timers they own) were not destroyed");
 }
 
-BOOST_DATA_TEST_CASE(pending_wait_keeps_run_from_returning_until_the_last_is_cancelled,
+BOOST_DATA_TEST_CASE(
+    pending_wait_keeps_run_from_returning_until_the_last_is_cancelled,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   asio::io_context io(concurrency_hint);
@@ -807,7 +869,8 @@ BOOST_DATA_TEST_CASE(pending_wait_keeps_run_from_returning_until_the_last_is_can
   BOOST_TEST(second.cancel() == 1u);
   const auto started = std::chrono::steady_clock::now();
   io.run_for(5s);
-  BOOST_TEST(io.stopped(), "run() kept going after the last wait was cancelled:"
+  BOOST_TEST(io.stopped(),
+      "run() kept going after the last wait was cancelled:"
       " drive timer left armed?");
   BOOST_TEST((std::chrono::steady_clock::now() - started < 4s));
   BOOST_TEST(second_record.aborted_once());
@@ -843,16 +906,20 @@ BOOST_DATA_TEST_CASE(lone_wait_parks_the_drive_timer_and_run_still_returns,
   for (int i = 0; i < 100; ++i)
   {
     wait_record r;
-    lone.expires_at(at(20.5 + 0.01 * i));  // later each time, as the next operation's is
+    lone.expires_at(
+        at(20.5 + 0.01 * i));  // later each time, as the next operation's is
     lone.async_wait(record_into(r));
     BOOST_TEST_REQUIRE(lone.cancel() == 1u);
     settle(io);
     BOOST_TEST_REQUIRE(r.aborted_once());
-    BOOST_TEST_REQUIRE(io.stopped(), "operation " << i << ": the parked drive timer kept run()"
-        " from returning");
+    BOOST_TEST_REQUIRE(io.stopped(),
+        "operation " << i
+                     << ": the parked drive timer kept run()"
+                        " from returning");
   }
   auto s = service.stats();
-  BOOST_TEST(s.drive_arms == 1u, "the drive timer was set " << s.drive_arms << " times");
+  BOOST_TEST(s.drive_arms == 1u,
+      "the drive timer was set " << s.drive_arms << " times");
   BOOST_TEST(s.drive_cancels == 0u);
   BOOST_TEST(s.drive_wakeups == 0u);
 
@@ -866,7 +933,8 @@ BOOST_DATA_TEST_CASE(lone_wait_parks_the_drive_timer_and_run_still_returns,
     s = service.stats();
     BOOST_TEST(s.drive_wakeups == 1u);
     BOOST_TEST(s.empty_wakeups == 1u);
-    BOOST_TEST(!io.stopped(), "the parked drive timer's completion used up other work's unit");
+    BOOST_TEST(!io.stopped(),
+        "the parked drive timer's completion used up other work's unit");
   }
   io.poll();
   BOOST_TEST(io.stopped());
@@ -915,8 +983,7 @@ struct hooked_timeout : asio_wheel::detail::hooked_wait_op
 {
   hooked_timeout() noexcept
     : hooked_wait_op(&hooked_timeout::complete, &hooked_timeout::hook)
-  {
-  }
+  {}
 
   manual_service::implementation_type entry;
   int decided = 0;
@@ -929,7 +996,8 @@ struct hooked_timeout : asio_wheel::detail::hooked_wait_op
     ++static_cast<hooked_timeout*>(base)->decided;
   }
 
-  static void complete(void* owner, asio_wheel::detail::scheduler_operation* base,
+  static void complete(void* owner,
+      asio_wheel::detail::scheduler_operation* base,
       const asio_wheel::error_code&, std::size_t)
   {
     auto* o = static_cast<hooked_timeout*>(base);
@@ -941,7 +1009,8 @@ struct hooked_timeout : asio_wheel::detail::hooked_wait_op
 
 // Withdrawn in time: no hook. Expired: the hook once, before the completion. Already due when
 // armed: the hook at once, in arm_timeout. Pending at shutdown: the hook once, then destroyed.
-BOOST_DATA_TEST_CASE(the_hook_runs_once_when_a_timeout_is_decided_and_before_its_completion,
+BOOST_DATA_TEST_CASE(
+    the_hook_runs_once_when_a_timeout_is_decided_and_before_its_completion,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
   hooked_timeout withdrawn, expired, due, abandoned;
@@ -949,30 +1018,35 @@ BOOST_DATA_TEST_CASE(the_hook_runs_once_when_a_timeout_is_decided_and_before_its
     asio::io_context io(concurrency_hint);
     manual_service& service = install_service(io, make_options(tick, 8));
 
-    service.arm_timeout(withdrawn.entry, &withdrawn, manual_clock::now() + ticks(5, tick));
+    service.arm_timeout(
+        withdrawn.entry, &withdrawn, manual_clock::now() + ticks(5, tick));
     settle(io);
     BOOST_TEST(service.withdraw_timeout(withdrawn.entry, &withdrawn));
     advance_in_steps(io, ticks(6, tick), tick);
     BOOST_TEST(withdrawn.decided == 0);
     BOOST_TEST(withdrawn.completed == 0);
 
-    service.arm_timeout(expired.entry, &expired, manual_clock::now() + ticks(5, tick));
+    service.arm_timeout(
+        expired.entry, &expired, manual_clock::now() + ticks(5, tick));
     advance_in_steps(io, ticks(4, tick), tick);
     BOOST_TEST(expired.decided == 0, "decided before its expiry");
     advance_in_steps(io, ticks(2, tick), tick);
     BOOST_TEST(expired.decided == 1);
     BOOST_TEST(expired.completed == 1);
     BOOST_TEST(!expired.completed_before_decided);
-    BOOST_TEST(!service.withdraw_timeout(expired.entry, &expired), "withdrawn after it fired");
+    BOOST_TEST(!service.withdraw_timeout(expired.entry, &expired),
+        "withdrawn after it fired");
 
     service.arm_timeout(due.entry, &due, manual_clock::now() - tick);
-    BOOST_TEST(due.decided == 1, "an already due timeout not decided in arm_timeout");
+    BOOST_TEST(
+        due.decided == 1, "an already due timeout not decided in arm_timeout");
     BOOST_TEST(due.completed == 0, "completed inside arm_timeout");
     settle(io);
     BOOST_TEST(due.completed == 1);
     BOOST_TEST(!due.completed_before_decided);
 
-    service.arm_timeout(abandoned.entry, &abandoned, manual_clock::now() + ticks(50, tick));
+    service.arm_timeout(
+        abandoned.entry, &abandoned, manual_clock::now() + ticks(50, tick));
     settle(io);
   }
   BOOST_TEST(abandoned.decided == 1);
@@ -1013,7 +1087,8 @@ BOOST_AUTO_TEST_CASE(of_forgets_the_service_of_a_destroyed_context)
 {
   std::optional<asio::io_context> io;
   io.emplace();
-  const manual_service* old_service = &install_service(*io, make_options(tick, 8));
+  const manual_service* old_service =
+      &install_service(*io, make_options(tick, 8));
   BOOST_TEST(&manual_service::of(*io) == old_service);
   io.reset();
   std::vector<std::unique_ptr<char[]>> taken;
@@ -1023,7 +1098,8 @@ BOOST_AUTO_TEST_CASE(of_forgets_the_service_of_a_destroyed_context)
   auto& new_service = install_service(*io, make_options(2 * tick, 8));
   if (&new_service == old_service)
   {
-    BOOST_TEST_MESSAGE("the new service took the old one's memory: nothing to tell apart");
+    BOOST_TEST_MESSAGE(
+        "the new service took the old one's memory: nothing to tell apart");
     return;
   }
   BOOST_TEST(&manual_service::of(*io) == &new_service);

@@ -39,10 +39,10 @@ namespace bench {
 
 struct options
 {
-  bool smoke = false;       // each workload once at a tiny size, for CI
-  std::string json_path;    // where to write the JSON report ("" = nowhere)
-  int reps = 0;             // repetitions per measurement; 0 = program default
-  int threads = 1;          // threads in run(): 1 = io_context(1), more = default hint
+  bool smoke = false;  // each workload once at a tiny size, for CI
+  std::string json_path;  // where to write the JSON report ("" = nowhere)
+  int reps = 0;  // repetitions per measurement; 0 = program default
+  int threads = 1;  // threads in run(): 1 = io_context(1), more = default hint
 };
 
 inline options parse_options(int argc, char** argv)
@@ -80,8 +80,10 @@ inline options parse_options(int argc, char** argv)
           "  --smoke   every workload once at a tiny size, no timing verdicts\n"
           "  --json    write the measurements and budget verdicts to FILE\n"
           "  --reps    repetitions per timed measurement (median reported)\n"
-          "  --threads T threads in io_context::run() (storm, fairness): 1 (the\n"
-          "            default) constructs io_context(1), more the default hint\n",
+          "  --threads T threads in io_context::run() (storm, fairness): 1 "
+          "(the\n"
+          "            default) constructs io_context(1), more the default "
+          "hint\n",
           argv[0]);
       std::exit(2);
     }
@@ -130,8 +132,8 @@ inline std::chrono::nanoseconds process_cpu_time()
 struct thread_usage
 {
   std::chrono::nanoseconds cpu{0};
-  long voluntary_switches = 0;   // the thread blocked (e.g. in epoll_wait)
-  long involuntary_switches = 0; // the thread was preempted (shared machine)
+  long voluntary_switches = 0;  // the thread blocked (e.g. in epoll_wait)
+  long involuntary_switches = 0;  // the thread was preempted (shared machine)
 
   static thread_usage now()
   {
@@ -151,7 +153,8 @@ struct thread_usage
     thread_usage d;
     d.cpu = cpu - earlier.cpu;
     d.voluntary_switches = voluntary_switches - earlier.voluntary_switches;
-    d.involuntary_switches = involuntary_switches - earlier.involuntary_switches;
+    d.involuntary_switches =
+        involuntary_switches - earlier.involuntary_switches;
     return d;
   }
 };
@@ -166,8 +169,7 @@ public:
   stopwatch()
     : wall_start_(std::chrono::steady_clock::now()),
       cpu_start_(cpu_clock(CLOCK_THREAD_CPUTIME_ID))
-  {
-  }
+  {}
 
   std::chrono::nanoseconds wall() const
   {
@@ -208,8 +210,7 @@ class index_generator
 public:
   explicit index_generator(std::uint64_t seed = 0x9e3779b97f4a7c15ull)
     : state_(seed ? seed : 1)
-  {
-  }
+  {}
 
   std::size_t below(std::size_t n) noexcept
   {
@@ -251,7 +252,8 @@ T percentile_of_sorted(const std::vector<T>& sorted, double q)
 {
   if (sorted.empty())
     return T{};
-  std::size_t rank = static_cast<std::size_t>(q * static_cast<double>(sorted.size()));
+  std::size_t rank =
+      static_cast<std::size_t>(q * static_cast<double>(sorted.size()));
   if (rank >= sorted.size())
     rank = sorted.size() - 1;
   return sorted[rank];
@@ -275,8 +277,7 @@ class report
 public:
   report(std::string program, const options& opts)
     : program_(std::move(program)), opts_(opts)
-  {
-  }
+  {}
 
   /// One measured figure, e.g. ("W1", "wheel_timer", 100000, "ns_per_rearm", 21.5).
   void measure(const std::string& workload, const std::string& impl,
@@ -301,15 +302,16 @@ public:
       bool applies = true)
   {
     const bool pass = measured <= limit;
-    const char* verdict = opts_.smoke || !applies ? "n/a" : (pass ? "PASS" : "MISS");
-    budget_lines_.push_back(format("  %-4s %-52s %9.4g <= %-7.4g  %s",
-        verdict, what.c_str(), measured, limit, detail.c_str()));
-    records_.push_back(format(
-        "{\"kind\":\"budget\",\"program\":\"%s\",\"workload\":\"%s\","
-        "\"budget\":\"%s\",\"measured\":%.6g,\"limit\":%.6g,"
-        "\"verdict\":\"%s\",\"detail\":\"%s\",\"smoke\":%s}",
-        program_.c_str(), workload.c_str(), what.c_str(), measured, limit,
-        verdict, detail.c_str(), opts_.smoke ? "true" : "false"));
+    const char* verdict =
+        opts_.smoke || !applies ? "n/a" : (pass ? "PASS" : "MISS");
+    budget_lines_.push_back(format("  %-4s %-52s %9.4g <= %-7.4g  %s", verdict,
+        what.c_str(), measured, limit, detail.c_str()));
+    records_.push_back(
+        format("{\"kind\":\"budget\",\"program\":\"%s\",\"workload\":\"%s\","
+               "\"budget\":\"%s\",\"measured\":%.6g,\"limit\":%.6g,"
+               "\"verdict\":\"%s\",\"detail\":\"%s\",\"smoke\":%s}",
+            program_.c_str(), workload.c_str(), what.c_str(), measured, limit,
+            verdict, detail.c_str(), opts_.smoke ? "true" : "false"));
   }
 
   /// A correctness condition (not a timing): a failure makes the exit
@@ -329,8 +331,8 @@ public:
   /// A free-form fact about the run (options used, sizes of types).
   void note(const std::string& key, const std::string& value)
   {
-    records_.push_back(format(
-        "{\"kind\":\"note\",\"program\":\"%s\",\"key\":\"%s\",\"value\":\"%s\"}",
+    records_.push_back(format("{\"kind\":\"note\",\"program\":\"%s\",\"key\":"
+                              "\"%s\",\"value\":\"%s\"}",
         program_.c_str(), key.c_str(), value.c_str()));
   }
 
@@ -339,8 +341,10 @@ public:
   {
     if (!budget_lines_.empty())
     {
-      std::printf("\nBudgets (doc/benchmarks.md; wheel : reference, lower is better)"
-          "%s\n", opts_.smoke ? " -- smoke run, verdicts not applicable" : "");
+      std::printf(
+          "\nBudgets (doc/benchmarks.md; wheel : reference, lower is better)"
+          "%s\n",
+          opts_.smoke ? " -- smoke run, verdicts not applicable" : "");
       for (const auto& line : budget_lines_)
         std::printf("%s\n", line.c_str());
     }
@@ -383,6 +387,6 @@ private:
   int failed_checks_ = 0;
 };
 
-} // namespace bench
+}  // namespace bench
 
-#endif // ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP
+#endif  // ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP

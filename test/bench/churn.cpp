@@ -46,7 +46,7 @@ using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
 constexpr auto idle_timeout = 30s;
-constexpr std::size_t poll_every = 1024; // re-arms between two io.poll()
+constexpr std::size_t poll_every = 1024;  // re-arms between two io.poll()
 
 struct wait_counts
 {
@@ -98,11 +98,11 @@ struct timer_fleet
 
 struct churn_result
 {
-  double ns_per_op = 0;      // CPU time of the thread per re-arm
-  double wall_ns_per_op = 0; // wall time per re-arm (noisier when shared)
-  std::size_t handlers_expected = 0; // aborted handlers that must have run
+  double ns_per_op = 0;  // CPU time of the thread per re-arm
+  double wall_ns_per_op = 0;  // wall time per re-arm (noisier when shared)
+  std::size_t handlers_expected = 0;  // aborted handlers that must have run
   std::size_t handlers_ran = 0;
-  std::size_t moved_or_cancelled = 0; // sum of the calls' return values
+  std::size_t moved_or_cancelled = 0;  // sum of the calls' return values
 };
 
 /// The per-re-arm times of `rearms` re-arms measured by `watch`.
@@ -116,8 +116,8 @@ churn_result per_rearm(const bench::stopwatch& watch, std::size_t rearms)
 
 /// W1 on one fleet: expires_after + async_wait on `rearms` random timers.
 template <class Timer>
-churn_result run_w1(timer_fleet<Timer>& fleet, std::size_t rearms,
-    std::uint64_t seed)
+churn_result run_w1(
+    timer_fleet<Timer>& fleet, std::size_t rearms, std::uint64_t seed)
 {
   bench::index_generator pick(seed);
   const std::size_t n = fleet.timers.size();
@@ -148,7 +148,8 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
 {
   bench::index_generator pick(seed);
   const std::size_t n = fleet.timers.size();
-  const std::size_t handlers_before = fleet.counts.aborted + fleet.counts.succeeded;
+  const std::size_t handlers_before =
+      fleet.counts.aborted + fleet.counts.succeeded;
   std::size_t moved = 0;
 
   const bench::stopwatch watch;
@@ -163,7 +164,8 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
 
   churn_result r = per_rearm(watch, rearms);
   r.handlers_expected = 0;
-  r.handlers_ran = fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
+  r.handlers_ran =
+      fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
   r.moved_or_cancelled = moved;
   return r;
 }
@@ -192,8 +194,8 @@ struct timer_sized
 
 /// The read floor (see the top of the file): one clock read, one read of a
 /// random timer-sized object and one store into it.
-churn_result run_read_floor(std::vector<timer_sized>& timers,
-    std::size_t rearms, std::uint64_t seed)
+churn_result run_read_floor(
+    std::vector<timer_sized>& timers, std::size_t rearms, std::uint64_t seed)
 {
   bench::index_generator pick(seed);
   const std::size_t n = timers.size();
@@ -222,8 +224,9 @@ void measure_w1(Fleet& fleet, const std::string& name, std::size_t n,
     const churn_result r = run_w1(fleet, rearms, 1000 + rep);
     report.check(r.handlers_ran == r.handlers_expected,
         name + " W1 N=" + std::to_string(n)
-        + ": every aborted handler ran once (" + std::to_string(r.handlers_ran)
-        + " of " + std::to_string(r.handlers_expected) + ")");
+            + ": every aborted handler ran once ("
+            + std::to_string(r.handlers_ran) + " of "
+            + std::to_string(r.handlers_expected) + ")");
     report.check(r.moved_or_cancelled == rearms,
         name + " W1: each expires_after aborted exactly one wait");
     cpu.push_back(r.ns_per_op);
@@ -231,7 +234,7 @@ void measure_w1(Fleet& fleet, const std::string& name, std::size_t n,
   }
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -246,41 +249,48 @@ int main(int argc, char** argv)
   const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 3);
 
   std::printf("W1 churn (expires_after(30s) + async_wait) and W2 idle refresh "
-      "(reschedule_after(30s)):\nCPU ns per re-arm (thread CPU time), median of "
-      "%d x %zu re-arms, io.poll() every %zu\n\n", reps, rearms, poll_every);
+              "(reschedule_after(30s)):\nCPU ns per re-arm (thread CPU time), "
+              "median of "
+              "%d x %zu re-arms, io.poll() every %zu\n\n",
+      reps, rearms, poll_every);
   std::printf("%8s %14s %14s %14s %12s %12s %10s %10s\n", "N", "steady W1",
       "wheel W1", "wheel W2", "floor", "read floor", "W1 ratio", "W2/rfloor");
 
-  struct row { std::size_t n; double steady_w1, wheel_w1, wheel_w2, floor, read_floor; };
+  struct row
+  {
+    std::size_t n;
+    double steady_w1, wheel_w1, wheel_w2, floor, read_floor;
+  };
   std::vector<row> rows;
 
   for (std::size_t n : sizes)
   {
     // CPU ns per re-arm of each repetition, and wall ns for the JSON.
     std::vector<double> steady_w1, wheel_w1, wheel_w2, floor, read_floor;
-    std::vector<double> steady_w1_wall, wheel_w1_wall, wheel_w2_wall, floor_wall;
+    std::vector<double> steady_w1_wall, wheel_w1_wall, wheel_w2_wall,
+        floor_wall;
     {
       timer_fleet<boost::asio::steady_timer> fleet(n);
-      measure_w1(fleet, "steady_timer", n, rearms, reps, report,
-          steady_w1, steady_w1_wall);
+      measure_w1(fleet, "steady_timer", n, rearms, reps, report, steady_w1,
+          steady_w1_wall);
       report.check(fleet.counts.succeeded == 0,
           "steady_timer W1: no 30 s wait completed during the run");
     }
     {
       timer_fleet<asio_wheel::wheel_timer> fleet(n);
-      measure_w1(fleet, "wheel_timer", n, rearms, reps, report,
-          wheel_w1, wheel_w1_wall);
+      measure_w1(fleet, "wheel_timer", n, rearms, reps, report, wheel_w1,
+          wheel_w1_wall);
       for (int rep = 0; rep < reps; ++rep)
       {
         const churn_result r = run_w2(fleet, rearms, 2000 + rep);
         report.check(r.handlers_ran == 0,
             "wheel_timer W2 N=" + std::to_string(n)
-            + ": reschedule_after runs no handler (" + std::to_string(r.handlers_ran)
-            + " ran)");
+                + ": reschedule_after runs no handler ("
+                + std::to_string(r.handlers_ran) + " ran)");
         report.check(r.moved_or_cancelled == rearms,
             "wheel_timer W2: each reschedule_after moved exactly one wait ("
-            + std::to_string(r.moved_or_cancelled) + " of "
-            + std::to_string(rearms) + ")");
+                + std::to_string(r.moved_or_cancelled) + " of "
+                + std::to_string(rearms) + ")");
         wheel_w2.push_back(r.ns_per_op);
         wheel_w2_wall.push_back(r.wall_ns_per_op);
       }
@@ -288,7 +298,8 @@ int main(int argc, char** argv)
           "wheel_timer W1/W2: no 30 s wait completed during the run");
     }
     {
-      std::vector<clock_type::time_point> expiries(n, clock_type::now() + idle_timeout);
+      std::vector<clock_type::time_point> expiries(
+          n, clock_type::now() + idle_timeout);
       for (int rep = 0; rep < reps; ++rep)
       {
         const churn_result r = run_floor(expiries, rearms, 2000 + rep);
@@ -313,25 +324,34 @@ int main(int argc, char** argv)
     }
 
     row r{n, bench::median(steady_w1), bench::median(wheel_w1),
-        bench::median(wheel_w2), bench::median(floor), bench::median(read_floor)};
+        bench::median(wheel_w2), bench::median(floor),
+        bench::median(read_floor)};
     rows.push_back(r);
     std::printf("%8s %14.1f %14.1f %14.1f %12.1f %12.1f %10.3f %10.2f\n",
         bench::size_label(n).c_str(), r.steady_w1, r.wheel_w1, r.wheel_w2,
-        r.floor, r.read_floor, r.wheel_w1 / r.steady_w1, r.wheel_w2 / r.read_floor);
+        r.floor, r.read_floor, r.wheel_w1 / r.steady_w1,
+        r.wheel_w2 / r.read_floor);
 
     report.measure("W1", "steady_timer", n, "ns_per_rearm", r.steady_w1);
     report.measure("W1", "wheel_timer", n, "ns_per_rearm", r.wheel_w1);
     report.measure("W2", "wheel_timer", n, "ns_per_rearm", r.wheel_w2);
     report.measure("W2", "floor", n, "ns_per_rearm", r.floor);
     report.measure("W2", "read_floor", n, "ns_per_rearm", r.read_floor);
-    report.measure("W1", "steady_timer", n, "wall_ns_per_rearm", bench::median(steady_w1_wall));
-    report.measure("W1", "wheel_timer", n, "wall_ns_per_rearm", bench::median(wheel_w1_wall));
-    report.measure("W2", "wheel_timer", n, "wall_ns_per_rearm", bench::median(wheel_w2_wall));
-    report.measure("W2", "floor", n, "wall_ns_per_rearm", bench::median(floor_wall));
+    report.measure("W1", "steady_timer", n, "wall_ns_per_rearm",
+        bench::median(steady_w1_wall));
+    report.measure("W1", "wheel_timer", n, "wall_ns_per_rearm",
+        bench::median(wheel_w1_wall));
+    report.measure("W2", "wheel_timer", n, "wall_ns_per_rearm",
+        bench::median(wheel_w2_wall));
+    report.measure(
+        "W2", "floor", n, "wall_ns_per_rearm", bench::median(floor_wall));
   }
-  std::printf("\nW1 ratio = wheel W1 / steady W1; W2/read floor = wheel W2 / read floor\n"
-      "read floor: read a random %zu-byte object, store now()+30s into it (W2's budget)\n"
-      "floor: store now()+30s into a random time point (reference, no budget)\n",
+  std::printf("\nW1 ratio = wheel W1 / steady W1; W2/read floor = wheel W2 / "
+              "read floor\n"
+              "read floor: read a random %zu-byte object, store now()+30s into "
+              "it (W2's budget)\n"
+              "floor: store now()+30s into a random time point (reference, no "
+              "budget)\n",
       sizeof(timer_sized));
 
   for (const row& r : rows)

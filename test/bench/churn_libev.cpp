@@ -31,7 +31,7 @@ std::size_t fired_count = 0;
 
 void on_timeout(struct ev_loop*, ev_timer*, int)
 {
-  ++fired_count; // a 30 s timeout must not fire during the run
+  ++fired_count;  // a 30 s timeout must not fire during the run
 }
 
 double run_churn(struct ev_loop* loop, std::vector<ev_timer>& timers,
@@ -57,17 +57,23 @@ double run_churn(struct ev_loop* loop, std::vector<ev_timer>& timers,
 /// blocks). Returns how much earlier than `timeout` after the refresh the
 /// timer fired, in ms: libev reads no clock, it adds the repeat to the
 /// time the loop last saw.
-double stale_refresh_early_ms(std::chrono::milliseconds timeout,
-    std::chrono::milliseconds busy)
+double stale_refresh_early_ms(
+    std::chrono::milliseconds timeout, std::chrono::milliseconds busy)
 {
   using clock = std::chrono::steady_clock;
   struct ev_loop* loop = ev_loop_new(EVBACKEND_EPOLL);
   if (!loop)
     return 0;
-  struct fired_at { ev_timer timer; clock::time_point when; bool fired = false; };
+  struct fired_at
+  {
+    ev_timer timer;
+    clock::time_point when;
+    bool fired = false;
+  };
   fired_at f;
   ev_init(&f.timer, [](struct ev_loop* l, ev_timer* t, int) {
-    fired_at* self = reinterpret_cast<fired_at*>(t);  // timer is the first member
+    fired_at* self =
+        reinterpret_cast<fired_at*>(t);  // timer is the first member
     self->when = clock::now();
     self->fired = true;
     ev_break(l, EVBREAK_ALL);
@@ -77,8 +83,7 @@ double stale_refresh_early_ms(std::chrono::milliseconds timeout,
   ev_run(loop, EVRUN_NOWAIT);  // the loop's cached time is now fresh
   const clock::time_point busy_until = clock::now() + busy;
   while (clock::now() < busy_until)
-  {
-  }
+  {}
   const clock::time_point refreshed = clock::now();
   ev_timer_again(loop, &f.timer);
   ev_run(loop, 0);  // until the timer fires (ev_break)
@@ -87,10 +92,11 @@ double stale_refresh_early_ms(std::chrono::milliseconds timeout,
   if (!f.fired)
     return 0;
   return std::chrono::duration<double, std::milli>(
-      timeout - (f.when - refreshed)).count();
+      timeout - (f.when - refreshed))
+      .count();
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -100,11 +106,12 @@ int main(int argc, char** argv)
   const std::vector<std::size_t> sizes = opts.smoke
       ? std::vector<std::size_t>{200}
       : std::vector<std::size_t>{1000, 100000, 1000000};
-  const std::size_t rearms = opts.smoke ? 5000 : 1000000; // as churn.cpp
+  const std::size_t rearms = opts.smoke ? 5000 : 1000000;  // as churn.cpp
   const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 3);
 
   std::printf("W1 churn, libev %d.%d ev_timer_again (repeat 30 s):\n"
-      "CPU ns per re-arm, median of %d x %zu re-arms, ev_run(NOWAIT) every %zu\n\n",
+              "CPU ns per re-arm, median of %d x %zu re-arms, ev_run(NOWAIT) "
+              "every %zu\n\n",
       ev_version_major(), ev_version_minor(), reps, rearms, poll_every);
   std::printf("%8s %14s\n", "N", "libev W1");
 
@@ -133,10 +140,11 @@ int main(int argc, char** argv)
     for (ev_timer& t : timers)
       active += ev_is_active(&t) ? 1 : 0;
     report.check(fired_count == 0,
-        "libev N=" + std::to_string(n) + ": no 30 s timer fired during the run");
+        "libev N=" + std::to_string(n)
+            + ": no 30 s timer fired during the run");
     report.check(active == n,
         "libev N=" + std::to_string(n) + ": every timer still pending ("
-        + std::to_string(active) + " of " + std::to_string(n) + ")");
+            + std::to_string(active) + " of " + std::to_string(n) + ")");
 
     for (ev_timer& t : timers)
       ev_timer_stop(loop, &t);
@@ -152,12 +160,15 @@ int main(int argc, char** argv)
                                         : std::chrono::milliseconds(200);
   const auto stale_busy = stale_timeout / 2;
   const double early_ms = stale_refresh_early_ms(stale_timeout, stale_busy);
-  std::printf("\nev_timer_again after %lld ms without the loop running: a %lld ms "
-      "timeout fired %.1f ms early\n", static_cast<long long>(stale_busy.count()),
+  std::printf(
+      "\nev_timer_again after %lld ms without the loop running: a %lld ms "
+      "timeout fired %.1f ms early\n",
+      static_cast<long long>(stale_busy.count()),
       static_cast<long long>(stale_timeout.count()), early_ms);
   report.measure("W2", "libev_stale_refresh", 1, "early_ms", early_ms);
   report.note("stale_refresh_busy_ms", std::to_string(stale_busy.count()));
-  report.note("stale_refresh_timeout_ms", std::to_string(stale_timeout.count()));
+  report.note(
+      "stale_refresh_timeout_ms", std::to_string(stale_timeout.count()));
   report.note("rearms_per_rep", std::to_string(rearms));
   report.note("reps", std::to_string(reps));
   return report.finish();

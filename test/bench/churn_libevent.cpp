@@ -33,7 +33,7 @@ std::size_t fired_count = 0;
 
 void on_timeout(evutil_socket_t, short, void*)
 {
-  ++fired_count; // a 30 s timeout must not fire during the run
+  ++fired_count;  // a 30 s timeout must not fire during the run
 }
 
 double run_churn(event_base* base, std::vector<event>& events,
@@ -54,7 +54,7 @@ double run_churn(event_base* base, std::vector<event>& events,
   return bench::to_ns(watch.cpu()) / static_cast<double>(rearms);
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -64,12 +64,15 @@ int main(int argc, char** argv)
   const std::vector<std::size_t> sizes = opts.smoke
       ? std::vector<std::size_t>{200}
       : std::vector<std::size_t>{1000, 100000, 1000000};
-  const std::size_t rearms = opts.smoke ? 5000 : 1000000; // as churn.cpp
+  const std::size_t rearms = opts.smoke ? 5000 : 1000000;  // as churn.cpp
   const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 3);
 
-  std::printf("W1 churn, libevent %s, event_add with a common timeout of 30 s:\n"
-      "CPU ns per re-arm, median of %d x %zu re-adds, event_base_loop(NONBLOCK) "
-      "every %zu\n\n", event_get_version(), reps, rearms, poll_every);
+  std::printf(
+      "W1 churn, libevent %s, event_add with a common timeout of 30 s:\n"
+      "CPU ns per re-arm, median of %d x %zu re-adds, "
+      "event_base_loop(NONBLOCK) "
+      "every %zu\n\n",
+      event_get_version(), reps, rearms, poll_every);
   std::printf("%8s %14s\n", "N", "libevent W1");
 
   for (std::size_t n : sizes)
@@ -100,18 +103,19 @@ int main(int argc, char** argv)
 
     std::vector<double> samples;
     for (int rep = 0; rep < reps; ++rep)
-      samples.push_back(
-          run_churn(base, events, common_timeout, rearms, 1000 + rep, add_failures));
+      samples.push_back(run_churn(
+          base, events, common_timeout, rearms, 1000 + rep, add_failures));
 
     std::size_t pending = 0;
     for (event& ev : events)
       pending += event_pending(&ev, EV_TIMEOUT, nullptr) ? 1 : 0;
     report.check(add_failures == 0, "libevent: every event_add succeeded");
-    report.check(fired_count == 0, "libevent N=" + std::to_string(n)
-        + ": no 30 s timeout fired during the run");
-    report.check(pending == n, "libevent N=" + std::to_string(n)
-        + ": every event still pending (" + std::to_string(pending) + " of "
-        + std::to_string(n) + ")");
+    report.check(fired_count == 0,
+        "libevent N=" + std::to_string(n)
+            + ": no 30 s timeout fired during the run");
+    report.check(pending == n,
+        "libevent N=" + std::to_string(n) + ": every event still pending ("
+            + std::to_string(pending) + " of " + std::to_string(n) + ")");
 
     for (event& ev : events)
       event_del(&ev);

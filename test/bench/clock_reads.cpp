@@ -64,15 +64,15 @@ struct lag_result
   double max_ms = 0;
   double p999_ms = 0;
   std::size_t over_tick = 0;  // samples whose lag exceeded the wheel's tick
-  std::size_t negative = 0;   // coarse ahead of fine: must never happen
+  std::size_t negative = 0;  // coarse ahead of fine: must never happen
 };
 
 /// CLOCK_MONOTONIC - CLOCK_MONOTONIC_COARSE, the coarse clock read first,
 /// pair after pair for `duration`. The lags go into a histogram of 10 us
 /// buckets (the last one holds everything from 100 ms on); the maximum is
 /// exact.
-lag_result measure_coarse_lag(std::chrono::milliseconds duration,
-    std::int64_t tick_ns)
+lag_result measure_coarse_lag(
+    std::chrono::milliseconds duration, std::int64_t tick_ns)
 {
   constexpr std::int64_t bucket_ns = 10000;
   std::vector<std::size_t> histogram(10001);
@@ -114,7 +114,7 @@ lag_result measure_coarse_lag(std::chrono::milliseconds duration,
   return r;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -125,7 +125,8 @@ int main(int argc, char** argv)
   const std::int64_t tick_ns = asio_wheel::wheel_options().tick.count();
 
   std::printf("W2 against libev: the clock read of a refresh\n"
-      "CPU ns per read, median of %d x %zu reads\n\n", reps, reads);
+              "CPU ns per read, median of %d x %zu reads\n\n",
+      reps, reads);
   std::uint64_t sink = 0;
   struct candidate
   {
@@ -133,23 +134,27 @@ int main(int argc, char** argv)
     double (*measure)(std::size_t, std::uint64_t&);
   };
   const candidate candidates[] = {
-    {"steady_clock_now", [](std::size_t n, std::uint64_t& s) {
-      return ns_per_read(n, s, [] {
-        return static_cast<std::uint64_t>(
-            std::chrono::steady_clock::now().time_since_epoch().count());
-      });
-    }},
-    {"monotonic_coarse", [](std::size_t n, std::uint64_t& s) {
-      return ns_per_read(n, s, [] {
-        timespec t;
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-        return static_cast<std::uint64_t>(to_ns(t));
-      });
-    }},
+    {"steady_clock_now",
+        [](std::size_t n, std::uint64_t& s) {
+          return ns_per_read(n, s, [] {
+            return static_cast<std::uint64_t>(
+                std::chrono::steady_clock::now().time_since_epoch().count());
+          });
+        }},
+    {"monotonic_coarse",
+        [](std::size_t n, std::uint64_t& s) {
+          return ns_per_read(n, s, [] {
+            timespec t;
+            clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+            return static_cast<std::uint64_t>(to_ns(t));
+          });
+        }},
 #if defined(__x86_64__)
-    {"rdtsc", [](std::size_t n, std::uint64_t& s) {
-      return ns_per_read(n, s, [] { return static_cast<std::uint64_t>(__rdtsc()); });
-    }},
+    {"rdtsc",
+        [](std::size_t n, std::uint64_t& s) {
+          return ns_per_read(
+              n, s, [] { return static_cast<std::uint64_t>(__rdtsc()); });
+        }},
 #endif
   };
   std::printf("%-18s %12s\n", "read", "CPU ns");
@@ -170,13 +175,16 @@ int main(int argc, char** argv)
   const auto watch = opts.smoke ? std::chrono::milliseconds(20)
                                 : std::chrono::milliseconds(2000);
   const lag_result lag = measure_coarse_lag(watch, tick_ns);
-  std::printf("\nCLOCK_MONOTONIC_COARSE behind CLOCK_MONOTONIC, %zu read pairs over "
-      "%lld ms:\n  resolution (clock_getres) %.3f ms, p99.9 %.3f ms, max %.3f ms; "
+  std::printf(
+      "\nCLOCK_MONOTONIC_COARSE behind CLOCK_MONOTONIC, %zu read pairs over "
+      "%lld ms:\n  resolution (clock_getres) %.3f ms, p99.9 %.3f ms, max %.3f "
+      "ms; "
       "%zu pairs (%.2f %%) lag more than the wheel's default tick (%.3f ms)\n",
       lag.samples, static_cast<long long>(watch.count()), res_ms, lag.p999_ms,
       lag.max_ms, lag.over_tick,
       lag.samples ? 100.0 * static_cast<double>(lag.over_tick)
-          / static_cast<double>(lag.samples) : 0.0,
+              / static_cast<double>(lag.samples)
+                  : 0.0,
       static_cast<double>(tick_ns) / 1e6);
   report.check(lag.negative == 0,
       "CLOCK_MONOTONIC_COARSE never read ahead of CLOCK_MONOTONIC");
@@ -185,7 +193,8 @@ int main(int argc, char** argv)
   report.measure("W2", "monotonic_coarse", 0, "lag_max_ms", lag.max_ms);
   report.measure("W2", "monotonic_coarse", 0, "lag_over_tick_share",
       lag.samples ? static_cast<double>(lag.over_tick)
-          / static_cast<double>(lag.samples) : 0.0);
+              / static_cast<double>(lag.samples)
+                  : 0.0);
   report.note("lag_pairs", std::to_string(lag.samples));
   report.note("wheel_tick_ns", std::to_string(tick_ns));
   return report.finish();

@@ -79,9 +79,9 @@ struct fairness_result
   std::uint64_t cascades = 0;  // the wheel's wheel_stats::cascades
   double worst_rtt_us = 0;
   double worst_rtt_in_storm_us = 0;
-  double worst_rtt_cpu_us = 0; // loop-thread CPU time within a round trip
+  double worst_rtt_cpu_us = 0;  // loop-thread CPU time within a round trip
   double median_rtt_before_storm_us = 0;
-  double storm_ms = 0; // from the storm's due time to the last handler
+  double storm_ms = 0;  // from the storm's due time to the last handler
 };
 
 /// The client sends one byte and waits for the echo; the server echoes.
@@ -94,7 +94,8 @@ public:
     : client_(io), server_(io), result_(result), storm_at_(storm_at),
       storm_done_at_(storm_done_at), hard_stop_(storm_at + 10s)
   {
-    tcp::acceptor acceptor(io, tcp::endpoint(boost::asio::ip::address_v4::loopback(), 0));
+    tcp::acceptor acceptor(
+        io, tcp::endpoint(boost::asio::ip::address_v4::loopback(), 0));
     client_.connect(acceptor.local_endpoint());
     acceptor.accept(server_);
     client_.set_option(tcp::no_delay(true));
@@ -134,7 +135,8 @@ private:
   {
     const double rtt_us = bench::to_ns(now - sent_at_) / 1e3;
     const double rtt_cpu_us =
-        bench::to_ns(bench::cpu_clock(CLOCK_THREAD_CPUTIME_ID) - sent_at_cpu_) / 1e3;
+        bench::to_ns(bench::cpu_clock(CLOCK_THREAD_CPUTIME_ID) - sent_at_cpu_)
+        / 1e3;
     ++result_.round_trips;
     result_.worst_rtt_us = std::max(result_.worst_rtt_us, rtt_us);
     result_.worst_rtt_cpu_us = std::max(result_.worst_rtt_cpu_us, rtt_cpu_us);
@@ -145,7 +147,8 @@ private:
     else if (!storm_done || sent_at_ <= storm_done_at)
     {
       ++result_.round_trips_in_storm;
-      result_.worst_rtt_in_storm_us = std::max(result_.worst_rtt_in_storm_us, rtt_us);
+      result_.worst_rtt_in_storm_us =
+          std::max(result_.worst_rtt_in_storm_us, rtt_us);
     }
     const bool finished = (storm_done && now > storm_done_at + 20ms)
         || result_.round_trips >= max_round_trips || now > hard_stop_;
@@ -164,8 +167,9 @@ private:
     boost::asio::async_read(server_, boost::asio::buffer(server_byte_, 1),
         [this](const boost::system::error_code& ec, std::size_t) {
           if (ec)
-            return; // EOF once the client is finished
-          boost::asio::async_write(server_, boost::asio::buffer(server_byte_, 1),
+            return;  // EOF once the client is finished
+          boost::asio::async_write(server_,
+              boost::asio::buffer(server_byte_, 1),
               [this](const boost::system::error_code& ec, std::size_t) {
                 if (ec)
                 {
@@ -196,7 +200,8 @@ constexpr std::size_t cascade_slots = 256;
 constexpr auto cascade_storm_after = 1025ms;
 
 template <class Timer>
-void run_fairness(std::size_t n, int threads, bool cascade, fairness_result& result)
+void run_fairness(
+    std::size_t n, int threads, bool cascade, fairness_result& result)
 {
   boost::asio::io_context io{bench::concurrency_hint_for(threads)};
   std::atomic<clock_type::time_point> storm_done_at{clock_type::time_point{}};
@@ -221,7 +226,7 @@ void run_fairness(std::size_t n, int threads, bool cascade, fairness_result& res
   {
     timers.emplace_back(io, storm_at);
     timers.back().async_wait([&result, &storm_done_at, storm_at, n](
-        const boost::system::error_code& ec) {
+                                 const boost::system::error_code& ec) {
       const auto now = clock_type::now();
       if (ec)
         return;
@@ -235,21 +240,24 @@ void run_fairness(std::size_t n, int threads, bool cascade, fairness_result& res
   ping_pong pp(io, result, storm_at, storm_done_at);
   pp.start();
   const auto limit = std::chrono::duration_cast<clock_type::duration>(
-      storm_at - clock_type::now()) + 15s;
+                         storm_at - clock_type::now())
+      + 15s;
   bench::on_threads(threads, [&] { io.run_for(limit); });
 
   if constexpr (!std::is_same_v<Timer, boost::asio::steady_timer>)
-    result.cascades = boost::asio::use_service<typename Timer::service_type>(io).stats().cascades;
+    result.cascades = boost::asio::use_service<typename Timer::service_type>(io)
+                          .stats()
+                          .cascades;
   std::vector<double> before = pp.rtts_before_storm_us;
   result.median_rtt_before_storm_us = bench::median(before);
   if (storm_done_at.load() != clock_type::time_point{})
     result.storm_ms = bench::to_ms(storm_done_at.load() - storm_at);
 }
 
-void run_variant(bench::report& report, const bench::options& opts, std::size_t n,
-    int reps, bool cascade, const std::string& wl);
+void run_variant(bench::report& report, const bench::options& opts,
+    std::size_t n, int reps, bool cascade, const std::string& wl);
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -257,14 +265,15 @@ int main(int argc, char** argv)
   bench::report report("fairness", opts);
   // With --threads T > 1 the figures are workload "W6_Tthreads" (run_all.sh
   // runs both and keeps them apart).
-  const std::string wl = opts.threads == 1 ? std::string("W6")
+  const std::string wl = opts.threads == 1
+      ? std::string("W6")
       : "W6_" + std::to_string(opts.threads) + "threads";
 
   const std::size_t n = opts.smoke ? 1000 : 100000;
   const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 5);
   for (const bool cascade : {false, true})
-    run_variant(report, opts, n, reps, cascade,
-        wl + (cascade ? "_cascade" : ""));
+    run_variant(
+        report, opts, n, reps, cascade, wl + (cascade ? "_cascade" : ""));
   report.note("reps", std::to_string(reps));
   report.note("threads", std::to_string(opts.threads));
   report.note("cascade_slots", std::to_string(cascade_slots));
@@ -273,20 +282,24 @@ int main(int argc, char** argv)
 
 namespace {
 
-void run_variant(bench::report& report, const bench::options& opts, std::size_t n,
-    int reps, bool cascade, const std::string& wl)
+void run_variant(bench::report& report, const bench::options& opts,
+    std::size_t n, int reps, bool cascade, const std::string& wl)
 {
-  std::printf("%s fairness: %zu waits expire in the same tick during a 1-byte TCP "
-      "ping-pong on 127.0.0.1; median of %d runs each; %d thread(s) in run()%s%s\n\n",
+  std::printf(
+      "%s fairness: %zu waits expire in the same tick during a 1-byte TCP "
+      "ping-pong on 127.0.0.1; median of %d runs each; %d thread(s) in "
+      "run()%s%s\n\n",
       wl.c_str(), n, reps, opts.threads,
       opts.threads == 1 ? ", io_context(1)" : ", default concurrency hint",
-      cascade ? "; the wheel's waits move down a level a tick before the storm (256 slots)"
+      cascade ? "; the wheel's waits move down a level a tick before the storm "
+                "(256 slots)"
               : "");
   std::printf("%-13s %13s %17s %14s %13s %12s %10s %10s\n", "impl",
       "worst RTT us", "worst in storm us", "median before", "worst CPU us",
       "round trips", "in storm", "storm ms");
 
-  std::vector<double> worst[2], worst_in_storm[2], median_before[2], storm_ms[2];
+  std::vector<double> worst[2], worst_in_storm[2], median_before[2],
+      storm_ms[2];
   std::vector<double> round_trips[2], in_storm[2], worst_cpu[2];
   const char* impls[2] = {"steady_timer", "wheel_timer"};
   for (int rep = 0; rep < reps; ++rep)
@@ -298,11 +311,13 @@ void run_variant(bench::report& report, const bench::options& opts, std::size_t 
         run_fairness<boost::asio::steady_timer>(n, opts.threads, cascade, r);
       else
         run_fairness<asio_wheel::wheel_timer>(n, opts.threads, cascade, r);
-      const std::string what = std::string(impls[k]) + " " + wl + " run " + std::to_string(rep);
-      report.check(r.fired == n, what + ": every wait fired ("
-          + std::to_string(r.fired) + " of " + std::to_string(n) + ")");
-      report.check(r.early == 0, what + ": no wait fired early ("
-          + std::to_string(r.early) + " did)");
+      const std::string what =
+          std::string(impls[k]) + " " + wl + " run " + std::to_string(rep);
+      report.check(r.fired == n,
+          what + ": every wait fired (" + std::to_string(r.fired) + " of "
+              + std::to_string(n) + ")");
+      report.check(r.early == 0,
+          what + ": no wait fired early (" + std::to_string(r.early) + " did)");
       report.check(r.io_errors == 0, what + ": the ping-pong saw no I/O error");
       // A measurement that no round trip overlapped says nothing about fairness. At full
       // size the storm lasts milliseconds and this is a check; the smoke run's storm of
@@ -312,10 +327,14 @@ void run_variant(bench::report& report, const bench::options& opts, std::size_t 
         report.check(r.round_trips_in_storm > 0,
             what + ": at least one round trip overlapped the storm");
       else if (r.round_trips_in_storm == 0)
-        std::printf("(%s: no round trip overlapped the smoke run's short storm)\n", what.c_str());
+        std::printf(
+            "(%s: no round trip overlapped the smoke run's short storm)\n",
+            what.c_str());
       if (cascade && k == 1)
-        report.check(r.cascades >= n, what + ": the waits moved down a level ("
-            + std::to_string(r.cascades) + " cascades for " + std::to_string(n) + " waits)");
+        report.check(r.cascades >= n,
+            what + ": the waits moved down a level ("
+                + std::to_string(r.cascades) + " cascades for "
+                + std::to_string(n) + " waits)");
       worst[k].push_back(r.worst_rtt_us);
       worst_in_storm[k].push_back(r.worst_rtt_in_storm_us);
       worst_cpu[k].push_back(r.worst_rtt_cpu_us);
@@ -336,22 +355,32 @@ void run_variant(bench::report& report, const bench::options& opts, std::size_t 
         bench::median(round_trips[k]), bench::median(in_storm[k]),
         bench::median(storm_ms[k]));
     report.measure(wl, impls[k], n, "worst_rtt_us", worst_median[k]);
-    report.measure(wl, impls[k], n, "worst_rtt_in_storm_us", bench::median(worst_in_storm[k]));
-    report.measure(wl, impls[k], n, "median_rtt_before_storm_us", bench::median(median_before[k]));
+    report.measure(wl, impls[k], n, "worst_rtt_in_storm_us",
+        bench::median(worst_in_storm[k]));
+    report.measure(wl, impls[k], n, "median_rtt_before_storm_us",
+        bench::median(median_before[k]));
     report.measure(wl, impls[k], n, "storm_ms", bench::median(storm_ms[k]));
-    report.measure(wl, impls[k], n, "worst_rtt_cpu_us", bench::median(worst_cpu[k]));
-    report.measure(wl, impls[k], n, "round_trips_in_storm", bench::median(in_storm[k]));
+    report.measure(
+        wl, impls[k], n, "worst_rtt_cpu_us", bench::median(worst_cpu[k]));
+    report.measure(
+        wl, impls[k], n, "round_trips_in_storm", bench::median(in_storm[k]));
     report.measure(wl, impls[k], n, "worst_rtt_us_max_of_runs",
         *std::max_element(worst[k].begin(), worst[k].end()));
   }
-  std::printf("\nworst CPU us: the most loop-thread CPU time spent within one round trip;"
-      "\nstorm ms: from the common expiry to the last of the %zu handlers\n", n);
-  report.budget(wl, "W6 wheel:steady worst ping-pong RTT"
-      + (opts.threads == 1 ? std::string() : ", " + std::to_string(opts.threads) + " threads")
-      + (cascade ? ", with a cascade in the storm" : ""),
+  std::printf(
+      "\nworst CPU us: the most loop-thread CPU time spent within one round "
+      "trip;"
+      "\nstorm ms: from the common expiry to the last of the %zu handlers\n",
+      n);
+  report.budget(wl,
+      "W6 wheel:steady worst ping-pong RTT"
+          + (opts.threads == 1
+                  ? std::string()
+                  : ", " + std::to_string(opts.threads) + " threads")
+          + (cascade ? ", with a cascade in the storm" : ""),
       worst_median[1] / worst_median[0], 1.0 / 5, "median of runs");
   if (cascade)
     std::printf("\n");
 }
 
-} // namespace
+}  // namespace

@@ -34,11 +34,11 @@ using clock_type = std::chrono::steady_clock;
 
 struct fleet_result
 {
-  double watch_ms = 0;              // how long the loop actually ran
-  long loop_wakeups = 0;            // epoll returns, the stop excluded
-  long preemptions = 0;             // involuntary switches (machine noise)
-  double cpu_ms = 0;                // loop thread CPU during the watch
-  std::size_t handlers_ran = 0;     // must be 0: nothing expires in 2 s
+  double watch_ms = 0;  // how long the loop actually ran
+  long loop_wakeups = 0;  // epoll returns, the stop excluded
+  long preemptions = 0;  // involuntary switches (machine noise)
+  double cpu_ms = 0;  // loop thread CPU during the watch
+  std::size_t handlers_ran = 0;  // must be 0: nothing expires in 2 s
   std::int64_t drive_wakeups = -1;  // wheel only
   std::int64_t empty_wakeups = -1;  // wheel only
 };
@@ -66,16 +66,18 @@ fleet_result run_idle_fleet(std::size_t n, std::chrono::milliseconds watch)
 
   const auto start = clock_type::now();
   boost::asio::steady_timer end_of_watch(io, start + watch);
-  end_of_watch.async_wait([&io](const boost::system::error_code&) { io.stop(); });
+  end_of_watch.async_wait(
+      [&io](const boost::system::error_code&) { io.stop(); });
 
   const auto usage_before = bench::thread_usage::now();
-  io.run(); // blocks until end_of_watch stops it: one epoll_wait, ideally
+  io.run();  // blocks until end_of_watch stops it: one epoll_wait, ideally
   const auto stop = clock_type::now();
   const auto usage = bench::thread_usage::now() - usage_before;
 
   result.watch_ms = bench::to_ms(stop - start);
   // One voluntary switch is the wakeup that ends the watch.
-  result.loop_wakeups = usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0;
+  result.loop_wakeups =
+      usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0;
   result.preemptions = usage.involuntary_switches;
   result.cpu_ms = bench::to_ms(usage.cpu);
   result.handlers_ran = handlers_ran;
@@ -90,7 +92,7 @@ fleet_result run_idle_fleet(std::size_t n, std::chrono::milliseconds watch)
   return result;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -103,34 +105,41 @@ int main(int argc, char** argv)
   // one core over 2 s).
   const double cpu_budget_ms = 1.0;
 
-  std::printf("W4 idle fleet: %zu waits at 30 s, no traffic, watched for %lld ms\n\n",
+  std::printf(
+      "W4 idle fleet: %zu waits at 30 s, no traffic, watched for %lld ms\n\n",
       n, static_cast<long long>(watch.count()));
   std::printf("%-13s %9s %13s %9s %12s %13s %13s\n", "impl", "watch ms",
-      "loop wakeups", "CPU ms", "preemptions", "drive wakeups", "empty wakeups");
+      "loop wakeups", "CPU ms", "preemptions", "drive wakeups",
+      "empty wakeups");
 
-  const fleet_result steady = run_idle_fleet<boost::asio::steady_timer>(n, watch);
+  const fleet_result steady =
+      run_idle_fleet<boost::asio::steady_timer>(n, watch);
   const fleet_result wheel = run_idle_fleet<asio_wheel::wheel_timer>(n, watch);
 
-  for (auto [impl, r] : {std::pair{"steady_timer", steady}, std::pair{"wheel_timer", wheel}})
+  for (auto [impl, r] :
+      {std::pair{"steady_timer", steady}, std::pair{"wheel_timer", wheel}})
   {
     std::printf("%-13s %9.1f %13ld %9.3f %12ld %13s %13s\n", impl, r.watch_ms,
         r.loop_wakeups, r.cpu_ms, r.preemptions,
         r.drive_wakeups < 0 ? "-" : std::to_string(r.drive_wakeups).c_str(),
         r.empty_wakeups < 0 ? "-" : std::to_string(r.empty_wakeups).c_str());
-    report.measure("W4", impl, n, "loop_wakeups", static_cast<double>(r.loop_wakeups));
+    report.measure(
+        "W4", impl, n, "loop_wakeups", static_cast<double>(r.loop_wakeups));
     report.measure("W4", impl, n, "cpu_ms", r.cpu_ms);
     report.measure("W4", impl, n, "watch_ms", r.watch_ms);
     if (r.drive_wakeups >= 0)
-      report.measure("W4", impl, n, "drive_wakeups", static_cast<double>(r.drive_wakeups));
-    report.check(r.handlers_ran == 0, std::string(impl)
-        + " W4: no 30 s wait completed during the watch ("
-        + std::to_string(r.handlers_ran) + " did)");
+      report.measure(
+          "W4", impl, n, "drive_wakeups", static_cast<double>(r.drive_wakeups));
+    report.check(r.handlers_ran == 0,
+        std::string(impl) + " W4: no 30 s wait completed during the watch ("
+            + std::to_string(r.handlers_ran) + " did)");
     report.check(r.watch_ms >= bench::to_ms(watch),
         std::string(impl) + " W4: the loop ran for the whole watch");
   }
 
   report.budget("W4", "W4 wheel event-loop wakeups in the watch",
-      static_cast<double>(wheel.loop_wakeups), 0, "epoll returns, stop excluded");
+      static_cast<double>(wheel.loop_wakeups), 0,
+      "epoll returns, stop excluded");
   report.budget("W4", "W4 wheel drive-timer wakeups in the watch",
       static_cast<double>(wheel.drive_wakeups), 0, "wheel_stats");
   report.budget("W4", "W4 wheel CPU ms in the watch", wheel.cpu_ms,

@@ -51,7 +51,8 @@ void* counted_alloc(std::size_t size, std::size_t align)
       : std::malloc(size);
   if (p)
     operator_new_live_bytes.fetch_add(
-        static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+        static_cast<std::int64_t>(malloc_usable_size(p)),
+        std::memory_order_relaxed);
   return p;
 }
 
@@ -60,7 +61,8 @@ void counted_free(void* p) noexcept
   if (!p)
     return;
   operator_new_live_bytes.fetch_sub(
-      static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+      static_cast<std::int64_t>(malloc_usable_size(p)),
+      std::memory_order_relaxed);
   std::free(p);
 }
 
@@ -71,10 +73,16 @@ void* counted_alloc_or_throw(std::size_t size, std::size_t align)
   throw std::bad_alloc();
 }
 
-} // namespace
+}  // namespace
 
-void* operator new(std::size_t n) { return counted_alloc_or_throw(n, 0); }
-void* operator new[](std::size_t n) { return counted_alloc_or_throw(n, 0); }
+void* operator new(std::size_t n)
+{
+  return counted_alloc_or_throw(n, 0);
+}
+void* operator new[](std::size_t n)
+{
+  return counted_alloc_or_throw(n, 0);
+}
 void* operator new(std::size_t n, std::align_val_t a)
 {
   return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
@@ -83,28 +91,73 @@ void* operator new[](std::size_t n, std::align_val_t a)
 {
   return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
 }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept
+{
+  return counted_alloc(n, 0);
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept
+{
+  return counted_alloc(n, 0);
+}
+void* operator new(
+    std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
 {
   return counted_alloc(n, static_cast<std::size_t>(a));
 }
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
+void* operator new[](
+    std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
 {
   return counted_alloc(n, static_cast<std::size_t>(a));
 }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete(void* p) noexcept
+{
+  counted_free(p);
+}
+void operator delete[](void* p) noexcept
+{
+  counted_free(p);
+}
+void operator delete(void* p, std::size_t) noexcept
+{
+  counted_free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept
+{
+  counted_free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept
+{
+  counted_free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept
+{
+  counted_free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept
+{
+  counted_free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept
+{
+  counted_free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept
+{
+  counted_free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept
+{
+  counted_free(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept
+{
+  counted_free(p);
+}
+void operator delete[](
+    void* p, std::align_val_t, const std::nothrow_t&) noexcept
+{
+  counted_free(p);
+}
 
 namespace {
 
@@ -120,9 +173,9 @@ std::int64_t malloc_in_use_bytes()
 struct memory_result
 {
   std::size_t timer_object_bytes = 0;  // sizeof(Timer)
-  double operator_new_per_timer = 0;   // heap through operator new / N
-  double malloc_per_timer = 0;         // all heap (mallinfo2) / N
-  double bytes_per_timer = 0;          // sizeof(Timer) + malloc_per_timer
+  double operator_new_per_timer = 0;  // heap through operator new / N
+  double malloc_per_timer = 0;  // all heap (mallinfo2) / N
+  double bytes_per_timer = 0;  // sizeof(Timer) + malloc_per_timer
   std::size_t handlers_ran = 0;
 };
 
@@ -133,7 +186,7 @@ memory_result measure_memory(std::size_t n)
   boost::asio::io_context io{1};
   std::size_t handlers_ran = 0;
   std::vector<Timer> timers;
-  timers.reserve(n); // the vector's storage is sizeof(Timer) per timer
+  timers.reserve(n);  // the vector's storage is sizeof(Timer) per timer
 
   const std::int64_t new_before = operator_new_live_bytes.load();
   const std::int64_t malloc_before = malloc_in_use_bytes();
@@ -143,7 +196,8 @@ memory_result measure_memory(std::size_t n)
     timers.back().expires_after(30s);
     // The same one-pointer handler as in churn.cpp.
     timers.back().async_wait(
-        [counter = &handlers_ran](const boost::system::error_code&) { ++*counter; });
+        [counter = &handlers_ran](
+            const boost::system::error_code&) { ++*counter; });
   }
   const std::int64_t new_after = operator_new_live_bytes.load();
   const std::int64_t malloc_after = malloc_in_use_bytes();
@@ -152,7 +206,7 @@ memory_result measure_memory(std::size_t n)
   r.operator_new_per_timer = static_cast<double>(new_after - new_before) / n;
   r.malloc_per_timer = static_cast<double>(malloc_after - malloc_before) / n;
   r.bytes_per_timer = static_cast<double>(sizeof(Timer)) + r.malloc_per_timer;
-  io.poll(); // nothing is due: no handler may run
+  io.poll();  // nothing is due: no handler may run
   r.handlers_ran = handlers_ran;
   return r;
 }
@@ -170,7 +224,7 @@ std::int64_t measure_service_fixed_bytes()
   return malloc_in_use_bytes() - before;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -181,7 +235,8 @@ int main(int argc, char** argv)
       ? std::vector<std::size_t>{200}
       : std::vector<std::size_t>{1000, 100000, 1000000};
 
-  std::printf("W5 memory: bytes per timer with one pending wait\n"
+  std::printf(
+      "W5 memory: bytes per timer with one pending wait\n"
       "= sizeof(timer) + heap growth / N (heap from mallinfo2: arena + mmap,\n"
       "Asio's aligned_alloc'd operations and malloc headers included)\n\n");
   std::printf("%6s %-13s %9s %14s %12s %14s %8s\n", "N", "impl", "sizeof",
@@ -192,33 +247,42 @@ int main(int argc, char** argv)
     const memory_result steady = measure_memory<boost::asio::steady_timer>(n);
     const memory_result wheel = measure_memory<asio_wheel::wheel_timer>(n);
     const double ratio = wheel.bytes_per_timer / steady.bytes_per_timer;
-    for (auto [impl, r] : {std::pair{"steady_timer", steady}, std::pair{"wheel_timer", wheel}})
+    for (auto [impl, r] :
+        {std::pair{"steady_timer", steady}, std::pair{"wheel_timer", wheel}})
     {
       const bool is_wheel = std::string(impl) == "wheel_timer";
       std::printf("%6s %-13s %9zu %14.1f %12.1f %14.1f %8s\n",
           bench::size_label(n).c_str(), impl, r.timer_object_bytes,
           r.operator_new_per_timer, r.malloc_per_timer, r.bytes_per_timer,
           is_wheel ? std::to_string(ratio).substr(0, 5).c_str() : "");
-      report.measure("W5", impl, n, "sizeof_timer", static_cast<double>(r.timer_object_bytes));
-      report.measure("W5", impl, n, "operator_new_bytes_per_timer", r.operator_new_per_timer);
+      report.measure("W5", impl, n, "sizeof_timer",
+          static_cast<double>(r.timer_object_bytes));
+      report.measure("W5", impl, n, "operator_new_bytes_per_timer",
+          r.operator_new_per_timer);
       report.measure("W5", impl, n, "heap_bytes_per_timer", r.malloc_per_timer);
       report.measure("W5", impl, n, "bytes_per_timer", r.bytes_per_timer);
-      report.check(r.handlers_ran == 0, std::string(impl)
-          + " W5: no handler ran while the waits were pending");
-      report.check(r.malloc_per_timer > 0, std::string(impl)
-          + " W5: the heap grew with the pending waits (the count works)");
+      report.check(r.handlers_ran == 0,
+          std::string(impl)
+              + " W5: no handler ran while the waits were pending");
+      report.check(r.malloc_per_timer > 0,
+          std::string(impl)
+              + " W5: the heap grew with the pending waits (the count works)");
     }
     // The budget sets the ratio at 100k and 1M (1k shows the fixed share).
     if (opts.smoke || n >= 100000)
-      report.budget("W5", "W5 wheel:steady bytes per timer at N=" + bench::size_label(n),
-          ratio, 2.0 / 3, "");
+      report.budget("W5",
+          "W5 wheel:steady bytes per timer at N=" + bench::size_label(n), ratio,
+          2.0 / 3, "");
   }
 
   const std::int64_t fixed = measure_service_fixed_bytes();
-  std::printf("\nwheel_timer_service's fixed memory, default options: %lld bytes\n",
+  std::printf(
+      "\nwheel_timer_service's fixed memory, default options: %lld bytes\n",
       static_cast<long long>(fixed));
-  report.measure("W5", "wheel_timer_service", 0, "fixed_bytes", static_cast<double>(fixed));
-  report.check(fixed > 0, "W5: creating the service grew the heap (the count works)");
+  report.measure("W5", "wheel_timer_service", 0, "fixed_bytes",
+      static_cast<double>(fixed));
+  report.check(
+      fixed > 0, "W5: creating the service grew the heap (the count works)");
   report.budget("W5", "W5 wheel_timer_service fixed bytes (default options)",
       static_cast<double>(fixed), 128 * 1024, "128 KiB");
   return report.finish();

@@ -120,7 +120,7 @@ using op_timeouts::make_connections;
 using op_timeouts::peer;
 
 constexpr auto op_timeout = 30s;
-constexpr std::size_t max_batch = 256;          // re-issues per peer command
+constexpr std::size_t max_batch = 256;  // re-issues per peer command
 constexpr rlim_t fd_slack = 64 + fds_per_message;
 
 std::string asio_version_string()
@@ -153,16 +153,26 @@ bool raise_open_files(rlim_t needed, rlim_t& hard)
 // ---------------------------------------------------------------------------
 // The four ways, and a fleet of N pending reads taking its timeouts one way.
 
-enum class way { none, wheel, steady_timer, asio };
+enum class way
+{
+  none,
+  wheel,
+  steady_timer,
+  asio
+};
 
 const char* way_name(way w)
 {
   switch (w)
   {
-  case way::none: return "none";
-  case way::wheel: return "wheel";
-  case way::steady_timer: return "steady_timer";
-  case way::asio: return "asio";
+  case way::none:
+    return "none";
+  case way::wheel:
+    return "wheel";
+  case way::steady_timer:
+    return "steady_timer";
+  case way::asio:
+    return "asio";
   }
   return "?";
 }
@@ -172,22 +182,27 @@ const char* way_impl(way w)
 {
   switch (w)
   {
-  case way::none: return "no_timeout";
-  case way::wheel: return "asio_wheel_cancel_after";
-  case way::steady_timer: return "steady_timer_per_op";
-  case way::asio: return "asio_cancel_after";
+  case way::none:
+    return "no_timeout";
+  case way::wheel:
+    return "asio_wheel_cancel_after";
+  case way::steady_timer:
+    return "steady_timer_per_op";
+  case way::asio:
+    return "asio_cancel_after";
   }
   return "?";
 }
 
 struct fleet_counts
 {
-  std::size_t reissued = 0;        // reads that completed with a byte
+  std::size_t reissued = 0;  // reads that completed with a byte
   std::size_t bytes = 0;
-  std::size_t reads_aborted = 0;   // operation_aborted (teardown, or a timeout)
-  std::size_t read_errors = 0;     // anything else (EOF, reset)
-  std::size_t timers_fired = 0;    // steady_timer way: a 30 s wait expired
-  std::size_t timers_aborted = 0;  // steady_timer way: cancelled waits' handlers
+  std::size_t reads_aborted = 0;  // operation_aborted (teardown, or a timeout)
+  std::size_t read_errors = 0;  // anything else (EOF, reset)
+  std::size_t timers_fired = 0;  // steady_timer way: a 30 s wait expired
+  std::size_t timers_aborted =
+      0;  // steady_timer way: cancelled waits' handlers
 };
 
 template <way W>
@@ -199,7 +214,10 @@ struct read_handler
   fleet<W>* f;
   std::size_t slot;
 
-  void operator()(const error_code& ec, std::size_t n) const { f->on_read(slot, ec, n); }
+  void operator()(const error_code& ec, std::size_t n) const
+  {
+    f->on_read(slot, ec, n);
+  }
 };
 
 template <way W>
@@ -218,8 +236,7 @@ public:
   /// The sockets of @p fds on a fresh io_context, and @p slots read slots
   /// (slot j reads from socket j % fds.size()). release_all() gives the
   /// fds back before the fleet is destroyed: they outlive every phase.
-  fleet(const std::vector<int>& fds, std::size_t slots)
-    : bytes_(slots)
+  fleet(const std::vector<int>& fds, std::size_t slots) : bytes_(slots)
   {
     sockets_.reserve(fds.size());
     for (int fd : fds)
@@ -247,7 +264,8 @@ public:
     if constexpr (W == way::none)
       s.async_read_some(buffer, read_handler<W>{this, j});
     else if constexpr (W == way::wheel)
-      s.async_read_some(buffer, asio_wheel::cancel_after(op_timeout, read_handler<W>{this, j}));
+      s.async_read_some(buffer,
+          asio_wheel::cancel_after(op_timeout, read_handler<W>{this, j}));
     else if constexpr (W == way::steady_timer)
     {
       boost::asio::steady_timer& t = timers_[j];
@@ -258,7 +276,8 @@ public:
     else
     {
 #if defined(OP_TIMEOUTS_HAS_ASIO_CANCEL_AFTER)
-      s.async_read_some(buffer, boost::asio::cancel_after(op_timeout, read_handler<W>{this, j}));
+      s.async_read_some(buffer,
+          boost::asio::cancel_after(op_timeout, read_handler<W>{this, j}));
 #endif
     }
   }
@@ -407,22 +426,22 @@ struct cpu_split
 
 struct phase_result
 {
-  double ns_per_reissue = 0;       // process CPU
+  double ns_per_reissue = 0;  // process CPU
   double user_ns_per_reissue = 0;  // getrusage, tick-sampled split
   double sys_ns_per_reissue = 0;
-  double bytes_per_op = 0;         // heap growth / N (+ sizeof(steady_timer))
+  double bytes_per_op = 0;  // heap growth / N (+ sizeof(steady_timer))
   double heap_bytes_per_op = 0;
-  double drive_wakeups_per_s = 0;         // wheel way: the drive timer's
+  double drive_wakeups_per_s = 0;  // wheel way: the drive timer's
   double round_revisits_per_reissue = 0;  // wheel way: later-round visits
 };
 
 struct workload
 {
-  std::size_t n = 0;        // pending reads
+  std::size_t n = 0;  // pending reads
   std::size_t sockets = 0;  // n / reads per socket
-  std::size_t warmup = 0;   // re-issues before the measurement
-  std::size_t measured = 0; // re-issues measured
-  std::size_t batch = 0;    // re-issues per peer command
+  std::size_t warmup = 0;  // re-issues before the measurement
+  std::size_t measured = 0;  // re-issues measured
+  std::size_t batch = 0;  // re-issues per peer command
 };
 
 /// Sends the peer batches of distinct random sockets until @p count reads
@@ -461,7 +480,8 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
     std::uint64_t seed, bench::report& report)
 {
   phase_result r;
-  const std::string what = std::string(way_name(W)) + " N=" + bench::size_label(w.n);
+  const std::string what =
+      std::string(way_name(W)) + " N=" + bench::size_label(w.n);
   fleet<W> f(fds, w.n);
 
   // Arm: N reads with their timeouts (the first timeout of the wheel way
@@ -476,13 +496,14 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
   f.io().poll();  // nothing is ready: no read may complete
 
   asio_wheel::wheel_stats before{};
-  using wheel_service = asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
+  using wheel_service =
+      asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
   if constexpr (W == way::wheel)
   {
     before = boost::asio::use_service<wheel_service>(f.io()).stats();
     report.check(before.pending_waits == w.n,
         what + ": every armed timeout is pending in the wheel ("
-        + std::to_string(before.pending_waits) + ")");
+            + std::to_string(before.pending_waits) + ")");
   }
 
   bench::index_generator pick(seed);
@@ -502,18 +523,23 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
   const cpu_split end = cpu_split::now();
   CALLGRIND_DUMP_STATS_AT(section.c_str());
   perf().disable();
-  const double wall_s = bench::to_ms(std::chrono::steady_clock::now() - wall_start) / 1e3;
+  const double wall_s =
+      bench::to_ms(std::chrono::steady_clock::now() - wall_start) / 1e3;
   if constexpr (W == way::wheel)
   {
     // The wheel's own work that does not come with a re-issue: wakeups of
     // its drive timer and visits of entries due in a later round.
     const asio_wheel::wheel_stats s =
         boost::asio::use_service<wheel_service>(f.io()).stats();
-    r.drive_wakeups_per_s = static_cast<double>(s.drive_wakeups - measured_from.drive_wakeups) / wall_s;
-    r.round_revisits_per_reissue = static_cast<double>(s.round_revisits - measured_from.round_revisits)
+    r.drive_wakeups_per_s =
+        static_cast<double>(s.drive_wakeups - measured_from.drive_wakeups)
+        / wall_s;
+    r.round_revisits_per_reissue =
+        static_cast<double>(s.round_revisits - measured_from.round_revisits)
         / static_cast<double>(w.measured);
   }
-  report.check(ok, what + ": every batch of bytes was written and read (no stall)");
+  report.check(
+      ok, what + ": every batch of bytes was written and read (no stall)");
 
   const double m = static_cast<double>(w.measured);
   r.ns_per_reissue = bench::to_ns(end.process - start.process) / m;
@@ -524,18 +550,25 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
   const fleet_counts c = f.counts();
   report.check(c.reissued == reissues && c.bytes == reissues,
       what + ": every byte completed one read, which was re-issued ("
-      + std::to_string(c.reissued) + " of " + std::to_string(reissues) + ")");
-  report.check(c.reads_aborted == 0 && c.read_errors == 0 && c.timers_fired == 0,
+          + std::to_string(c.reissued) + " of " + std::to_string(reissues)
+          + ")");
+  report.check(
+      c.reads_aborted == 0 && c.read_errors == 0 && c.timers_fired == 0,
       what + ": no read was aborted or failed and no timeout fired");
   if constexpr (W == way::wheel)
   {
     const asio_wheel::wheel_stats after =
         boost::asio::use_service<wheel_service>(f.io()).stats();
-    report.check(after.timeouts_withdrawn - before.timeouts_withdrawn == reissues,
-        what + ": each completed read withdrew its timeout (stats().timeouts_withdrawn "
-        + std::to_string(after.timeouts_withdrawn - before.timeouts_withdrawn) + ")");
+    report.check(
+        after.timeouts_withdrawn - before.timeouts_withdrawn == reissues,
+        what
+            + ": each completed read withdrew its timeout "
+              "(stats().timeouts_withdrawn "
+            + std::to_string(
+                after.timeouts_withdrawn - before.timeouts_withdrawn)
+            + ")");
     report.check(after.pending_waits == w.n && after.waits_expired == 0
-        && after.waits_cancelled == before.waits_cancelled,
+            && after.waits_cancelled == before.waits_cancelled,
         what + ": N timeouts pending, none expired or completed as cancelled");
   }
   if constexpr (W == way::steady_timer)
@@ -546,14 +579,18 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
   const fleet_counts t = f.counts();
   report.check(t.reads_aborted == w.n,
       what + ": releasing the sockets aborted every pending read ("
-      + std::to_string(t.reads_aborted) + " of " + std::to_string(w.n) + ")");
+          + std::to_string(t.reads_aborted) + " of " + std::to_string(w.n)
+          + ")");
   if constexpr (W == way::wheel)
   {
     const asio_wheel::wheel_stats s =
         boost::asio::use_service<wheel_service>(f.io()).stats();
     report.check(s.pending_waits == 0 && s.timers_in_wheel == 0
-        && s.timeouts_withdrawn - before.timeouts_withdrawn == reissues + w.n,
-        what + ": the aborted reads withdrew their timeouts, the wheel is empty");
+            && s.timeouts_withdrawn - before.timeouts_withdrawn
+                == reissues + w.n,
+        what
+            + ": the aborted reads withdrew their timeouts, the wheel is "
+              "empty");
   }
   if constexpr (W == way::steady_timer)
     report.check(t.timers_aborted == reissues + w.n,
@@ -595,7 +632,9 @@ public:
 private:
   alignas(std::max_align_t) unsigned char storage_[64];
   void (*invoke_)(fake_op&, const error_code&, std::size_t) = nullptr;
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+  std::optional<
+      boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>
+      work_;
 };
 
 struct fake_initiation
@@ -664,7 +703,8 @@ __attribute__((noinline)) void pairs(boost::asio::io_context& io, fake_op& op,
     if constexpr (W == way::none)
       async_fake_read(io, op, pair_handler{&c});
     else if constexpr (W == way::wheel)
-      async_fake_read(io, op, asio_wheel::cancel_after(op_timeout, pair_handler{&c}));
+      async_fake_read(
+          io, op, asio_wheel::cancel_after(op_timeout, pair_handler{&c}));
     else if constexpr (W == way::steady_timer)
     {
       timer.expires_after(op_timeout);
@@ -674,7 +714,8 @@ __attribute__((noinline)) void pairs(boost::asio::io_context& io, fake_op& op,
     else
     {
 #if defined(OP_TIMEOUTS_HAS_ASIO_CANCEL_AFTER)
-      async_fake_read(io, op, boost::asio::cancel_after(op_timeout, pair_handler{&c}));
+      async_fake_read(
+          io, op, boost::asio::cancel_after(op_timeout, pair_handler{&c}));
 #endif
     }
     op.complete(error_code(), 1);
@@ -709,7 +750,8 @@ void measure_pairs(std::size_t m, std::size_t background, bench::report& report)
     if constexpr (W == way::none)
       async_fake_read(io, others[i], pair_handler{&c});
     else if constexpr (W == way::wheel)
-      async_fake_read(io, others[i], asio_wheel::cancel_after(op_timeout, pair_handler{&c}));
+      async_fake_read(io, others[i],
+          asio_wheel::cancel_after(op_timeout, pair_handler{&c}));
     else if constexpr (W == way::steady_timer)
     {
       other_timers[i].expires_after(op_timeout);
@@ -719,13 +761,15 @@ void measure_pairs(std::size_t m, std::size_t background, bench::report& report)
     else
     {
 #if defined(OP_TIMEOUTS_HAS_ASIO_CANCEL_AFTER)
-      async_fake_read(io, others[i], boost::asio::cancel_after(op_timeout, pair_handler{&c}));
+      async_fake_read(io, others[i],
+          boost::asio::cancel_after(op_timeout, pair_handler{&c}));
 #endif
     }
   }
   fake_op op;
   boost::asio::steady_timer timer(io);
-  pairs<W>(io, op, timer, std::min<std::size_t>(m, 10000), poll_every, c);  // warm-up
+  pairs<W>(io, op, timer, std::min<std::size_t>(m, 10000), poll_every,
+      c);  // warm-up
 
   const pair_counts warm = c;
   const std::string section = std::string(kind) + " " + way_name(W);
@@ -740,9 +784,11 @@ void measure_pairs(std::size_t m, std::size_t background, bench::report& report)
   if constexpr (W == way::steady_timer)
     report.check(c.timer_aborted - warm.timer_aborted == m,
         section + ": every cancelled wait's handler ran");
-  std::printf("  %-5s %-13s %10.1f ns per operation (thread CPU; under callgrind see its dump)\n",
+  std::printf("  %-5s %-13s %10.1f ns per operation (thread CPU; under "
+              "callgrind see its dump)\n",
       kind, way_name(W), ns);
-  report.measure(background == 0 ? "W8_lone_pairs" : "W8_pairs", way_impl(W), m, "ns_per_pair", ns);
+  report.measure(background == 0 ? "W8_lone_pairs" : "W8_pairs", way_impl(W), m,
+      "ns_per_pair", ns);
   for (std::size_t i = 0; i < background; ++i)
     others[i].complete(boost::asio::error::operation_aborted, 0);
   io.poll();
@@ -755,11 +801,11 @@ struct program_options
 {
   bench::options common;
   bool share_sockets = false;
-  std::size_t pairs = 0;                 // --pairs M: the callgrind mode
-  std::vector<std::size_t> sizes;        // --sizes a,b,...
-  std::size_t reissues = 0;              // --reissues M (measured per phase)
-  std::size_t warmup = 0;                // --warmup M (before the measurement)
-  std::vector<way> ways;                 // --ways a,b,... (default: all)
+  std::size_t pairs = 0;  // --pairs M: the callgrind mode
+  std::vector<std::size_t> sizes;  // --sizes a,b,...
+  std::size_t reissues = 0;  // --reissues M (measured per phase)
+  std::size_t warmup = 0;  // --warmup M (before the measurement)
+  std::vector<way> ways;  // --ways a,b,... (default: all)
 };
 
 std::vector<std::string> split_list(const std::string& list)
@@ -815,7 +861,8 @@ program_options parse(int argc, char** argv)
           }
         if (!found)
         {
-          std::fprintf(stderr, "%s: bad --ways item %s (wheel, steady_timer, asio, none)\n",
+          std::fprintf(stderr,
+              "%s: bad --ways item %s (wheel, steady_timer, asio, none)\n",
               argv[0], item.c_str());
           std::exit(2);
         }
@@ -823,16 +870,23 @@ program_options parse(int argc, char** argv)
     }
     else if (arg == "--help" || arg == "-h")
     {
-      std::printf("usage: %s [--smoke] [--json FILE] [--reps R] [--sizes N,...]\n"
-          "          [--reissues M] [--warmup M] [--ways W,...] [--share-sockets]\n"
+      std::printf(
+          "usage: %s [--smoke] [--json FILE] [--reps R] [--sizes N,...]\n"
+          "          [--reissues M] [--warmup M] [--ways W,...] "
+          "[--share-sockets]\n"
           "          [--pairs M]\n"
           "  --sizes          pending reads (default 10000,100000; smoke 200)\n"
-          "  --reissues       re-issues measured per way and repetition (default 20000)\n"
+          "  --reissues       re-issues measured per way and repetition "
+          "(default 20000)\n"
           "  --warmup         re-issues before the measurement (default 5000)\n"
-          "  --ways           of wheel, steady_timer, asio, none (default: all there are)\n"
-          "  --share-sockets  if the open-file limit cannot be raised to N + %llu,\n"
-          "                   put K reads on each of N / K sockets instead of failing\n"
-          "  --pairs M        callgrind mode: M arm + withdraw pairs per way, no sockets\n",
+          "  --ways           of wheel, steady_timer, asio, none (default: all "
+          "there are)\n"
+          "  --share-sockets  if the open-file limit cannot be raised to N + "
+          "%llu,\n"
+          "                   put K reads on each of N / K sockets instead of "
+          "failing\n"
+          "  --pairs M        callgrind mode: M arm + withdraw pairs per way, "
+          "no sockets\n",
           argv[0], static_cast<unsigned long long>(fd_slack));
       std::exit(0);
     }
@@ -881,13 +935,17 @@ struct row
 
 int run_pairs_mode(const program_options& o, bench::report& report)
 {
-  std::printf("W8 arm + withdraw pairs (callgrind mode): %zu operations per way on a\n"
-      "fake operation; \"pairs\" with 1000 other timeouts pending and io.poll() every %zu,\n"
-      "\"lone\" with none (the operation's timeout is the context's only one) and\n"
+  std::printf(
+      "W8 arm + withdraw pairs (callgrind mode): %zu operations per way on a\n"
+      "fake operation; \"pairs\" with 1000 other timeouts pending and "
+      "io.poll() every %zu,\n"
+      "\"lone\" with none (the operation's timeout is the context's only one) "
+      "and\n"
       "io.poll() after each\n\n",
       o.pairs, max_batch);
   const auto wanted = [&](way w) {
-    return o.ways.empty() || std::find(o.ways.begin(), o.ways.end(), w) != o.ways.end();
+    return o.ways.empty()
+        || std::find(o.ways.begin(), o.ways.end(), w) != o.ways.end();
   };
   for (std::size_t background : {std::size_t(1000), std::size_t(0)})
   {
@@ -905,7 +963,7 @@ int run_pairs_mode(const program_options& o, bench::report& report)
   return report.finish();
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -921,9 +979,12 @@ int main(int argc, char** argv)
   const bool has_asio = false;
 #endif
   if (!has_asio)
-    std::printf("!!! %s has no asio::cancel_after (Asio 1.31 / Boost 1.86 and later):\n"
-        "!!! the asio way is LEFT OUT of this run. bench_op_timeouts_newer_asio\n"
-        "!!! (built against a newer Boost.Asio tree) measures it.\n\n", asio.c_str());
+    std::printf(
+        "!!! %s has no asio::cancel_after (Asio 1.31 / Boost 1.86 and later):\n"
+        "!!! the asio way is LEFT OUT of this run. "
+        "bench_op_timeouts_newer_asio\n"
+        "!!! (built against a newer Boost.Asio tree) measures it.\n\n",
+        asio.c_str());
 
   if (o.pairs)
     return run_pairs_mode(o, report);
@@ -933,7 +994,8 @@ int main(int argc, char** argv)
     sizes = opts.smoke ? std::vector<std::size_t>{200}
                        : std::vector<std::size_t>{10000, 100000};
   const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 9);
-  const std::size_t measured = o.reissues ? o.reissues : (opts.smoke ? 2000 : 20000);
+  const std::size_t measured =
+      o.reissues ? o.reissues : (opts.smoke ? 2000 : 20000);
   const std::size_t warmup = o.warmup ? o.warmup : (opts.smoke ? 500 : 5000);
 
   // Open files: N sockets (+ slack) in this process and in the peer.
@@ -948,7 +1010,8 @@ int main(int argc, char** argv)
     ::setrlimit(RLIMIT_NOFILE, &now_limit);
   }
   const rlim_t usable = now_limit.rlim_cur == RLIM_INFINITY
-      ? largest + fd_slack : now_limit.rlim_cur;
+      ? largest + fd_slack
+      : now_limit.rlim_cur;
   std::vector<std::size_t> reads_per_socket;
   for (std::size_t n : sizes)
   {
@@ -958,10 +1021,14 @@ int main(int argc, char** argv)
       if (!o.share_sockets || usable <= fd_slack)
       {
         std::fprintf(stderr,
-            "\n%s: FAILED: N=%s needs %llu open files (N sockets + %llu) in this process\n"
-            "and as many in its peer, but RLIMIT_NOFILE cannot be raised above %llu\n"
-            "(hard limit %llu; raising it needs CAP_SYS_RESOURCE). Raise it (ulimit -Hn\n"
-            "as root) or run with --share-sockets to put several reads on each socket.\n",
+            "\n%s: FAILED: N=%s needs %llu open files (N sockets + %llu) in "
+            "this process\n"
+            "and as many in its peer, but RLIMIT_NOFILE cannot be raised above "
+            "%llu\n"
+            "(hard limit %llu; raising it needs CAP_SYS_RESOURCE). Raise it "
+            "(ulimit -Hn\n"
+            "as root) or run with --share-sockets to put several reads on each "
+            "socket.\n",
             OP_TIMEOUTS_PROGRAM, bench::size_label(n).c_str(),
             static_cast<unsigned long long>(n + fd_slack),
             static_cast<unsigned long long>(fd_slack),
@@ -971,9 +1038,12 @@ int main(int argc, char** argv)
       }
       const std::size_t max_sockets = usable - fd_slack;
       k = (n + max_sockets - 1) / max_sockets;
-      std::printf("!!! N=%s: RLIMIT_NOFILE cannot be raised to %llu (hard limit %llu):\n"
-          "!!! measuring %zu reads on each of %zu sockets instead (--share-sockets)\n\n",
-          bench::size_label(n).c_str(), static_cast<unsigned long long>(n + fd_slack),
+      std::printf("!!! N=%s: RLIMIT_NOFILE cannot be raised to %llu (hard "
+                  "limit %llu):\n"
+                  "!!! measuring %zu reads on each of %zu sockets instead "
+                  "(--share-sockets)\n\n",
+          bench::size_label(n).c_str(),
+          static_cast<unsigned long long>(n + fd_slack),
           static_cast<unsigned long long>(hard), k, (n + k - 1) / k);
     }
     reads_per_socket.push_back(k);
@@ -981,16 +1051,21 @@ int main(int argc, char** argv)
 
   peer p;  // forked before any socket or io_context exists
 
-  std::printf("W8 operation timeouts (%s): N pending async_read_some on loopback TCP,\n"
-      "each with a 30 s timeout; a peer process writes one byte to pseudo-random\n"
+  std::printf(
+      "W8 operation timeouts (%s): N pending async_read_some on loopback TCP,\n"
+      "each with a 30 s timeout; a peer process writes one byte to "
+      "pseudo-random\n"
       "sockets, each read completes and is re-issued with a fresh timeout.\n"
-      "CPU ns per re-issue (process CPU, peer excluded), median of %d reps x %zu\n"
-      "re-issues after %zu warm-up, batches of <= %zu; ways interleaved per rep.\n\n",
+      "CPU ns per re-issue (process CPU, peer excluded), median of %d reps x "
+      "%zu\n"
+      "re-issues after %zu warm-up, batches of <= %zu; ways interleaved per "
+      "rep.\n\n",
       asio.c_str(), reps, measured, warmup, max_batch);
 
   std::vector<way> ways;
   for (way w : {way::wheel, way::steady_timer, way::asio, way::none})
-    if ((o.ways.empty() || std::find(o.ways.begin(), o.ways.end(), w) != o.ways.end())
+    if ((o.ways.empty()
+            || std::find(o.ways.begin(), o.ways.end(), w) != o.ways.end())
         && (w != way::asio || has_asio))
       ways.push_back(w);
   if (ways.empty())
@@ -1012,7 +1087,8 @@ int main(int argc, char** argv)
     w.batch = std::max<std::size_t>(1, std::min(max_batch, w.sockets / 4));
     const auto setup_start = std::chrono::steady_clock::now();
     const std::vector<int> fds = make_connections(w.sockets, p);
-    const double setup_s = bench::to_ms(std::chrono::steady_clock::now() - setup_start) / 1e3;
+    const double setup_s =
+        bench::to_ms(std::chrono::steady_clock::now() - setup_start) / 1e3;
     const auto phases_start = std::chrono::steady_clock::now();
     for (int rep = 0; rep < reps; ++rep)
     {
@@ -1023,9 +1099,15 @@ int main(int argc, char** argv)
         phase_result pr;
         switch (wy)
         {
-        case way::none: pr = run_phase<way::none>(fds, p, w, seed, report); break;
-        case way::wheel: pr = run_phase<way::wheel>(fds, p, w, seed, report); break;
-        case way::steady_timer: pr = run_phase<way::steady_timer>(fds, p, w, seed, report); break;
+        case way::none:
+          pr = run_phase<way::none>(fds, p, w, seed, report);
+          break;
+        case way::wheel:
+          pr = run_phase<way::wheel>(fds, p, w, seed, report);
+          break;
+        case way::steady_timer:
+          pr = run_phase<way::steady_timer>(fds, p, w, seed, report);
+          break;
         case way::asio:
 #if defined(OP_TIMEOUTS_HAS_ASIO_CANCEL_AFTER)
           pr = run_phase<way::asio>(fds, p, w, seed, report);
@@ -1035,7 +1117,8 @@ int main(int argc, char** argv)
         r.results[static_cast<int>(wy)].push_back(pr);
       }
     }
-    std::printf("N=%s: %zu connections made in %.1f s, %d x %zu phases ran for %.1f s (wall)\n",
+    std::printf("N=%s: %zu connections made in %.1f s, %d x %zu phases ran for "
+                "%.1f s (wall)\n",
         bench::size_label(r.n).c_str(), w.sockets, setup_s, reps, ways.size(),
         bench::to_ms(std::chrono::steady_clock::now() - phases_start) / 1e3);
     for (int fd : fds)
@@ -1050,7 +1133,8 @@ int main(int argc, char** argv)
   for (const row& r : rows)
   {
     const bool with_none = r.has(way::none);
-    const double none_bytes = r.first_of(way::none, &phase_result::bytes_per_op);
+    const double none_bytes =
+        r.first_of(way::none, &phase_result::bytes_per_op);
     for (way wy : ways)
     {
       const double cpu = r.median_of(wy, &phase_result::ns_per_reissue);
@@ -1082,18 +1166,24 @@ int main(int argc, char** argv)
       report.measure("W8", impl, r.n, "reads_per_socket",
           static_cast<double>(r.reads_per_socket));
       for (const phase_result& pr : r.results[static_cast<int>(wy)])
-        report.measure("W8", impl, r.n, "ns_per_reissue_rep", pr.ns_per_reissue);
+        report.measure(
+            "W8", impl, r.n, "ns_per_reissue_rep", pr.ns_per_reissue);
     }
   }
-  std::printf("\nK = reads per socket (1 unless --share-sockets had to share);\n"
-      "timeout ns = the timeout's own CPU: median over the reps of (the way - none);\n"
+  std::printf(
+      "\nK = reads per socket (1 unless --share-sockets had to share);\n"
+      "timeout ns = the timeout's own CPU: median over the reps of (the way - "
+      "none);\n"
       "timeout B = the way's bytes/op - none's;\n"
-      "bytes/op = heap growth from arming / N (+ sizeof(steady_timer) = %zu for\n"
-      "steady_timer), first repetition; user/sys: getrusage's split (tick-sampled).\n",
+      "bytes/op = heap growth from arming / N (+ sizeof(steady_timer) = %zu "
+      "for\n"
+      "steady_timer), first repetition; user/sys: getrusage's split "
+      "(tick-sampled).\n",
       sizeof(boost::asio::steady_timer));
   for (const row& r : rows)
     if (r.has(way::wheel))
-      std::printf("wheel at N=%s: %.0f drive-timer wakeups/s, %.2f later-round visits per re-issue\n",
+      std::printf("wheel at N=%s: %.0f drive-timer wakeups/s, %.2f later-round "
+                  "visits per re-issue\n",
           bench::size_label(r.n).c_str(),
           r.median_of(way::wheel, &phase_result::drive_wakeups_per_s),
           r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
@@ -1108,9 +1198,12 @@ int main(int argc, char** argv)
     if (!r.has(way::wheel) || !r.has(way::none))
       continue;
     const std::string at = " at N=" + bench::size_label(r.n)
-        + (r.reads_per_socket > 1 ? " K=" + std::to_string(r.reads_per_socket) : "");
-    const double none_bytes = r.first_of(way::none, &phase_result::bytes_per_op);
-    const double wheel_bytes = r.first_of(way::wheel, &phase_result::bytes_per_op);
+        + (r.reads_per_socket > 1 ? " K=" + std::to_string(r.reads_per_socket)
+                                  : "");
+    const double none_bytes =
+        r.first_of(way::none, &phase_result::bytes_per_op);
+    const double wheel_bytes =
+        r.first_of(way::wheel, &phase_result::bytes_per_op);
     for (way ref : {way::steady_timer, way::asio})
     {
       if (!r.has(ref))
@@ -1120,7 +1213,8 @@ int main(int argc, char** argv)
       report.budget("W8", vs + " timeout's own CPU" + at + tag,
           r.own_cpu(way::wheel) / r.own_cpu(ref), 1.0 / 3, "minus no-timeout");
       report.budget("W8", vs + " timeout's own bytes" + at + tag,
-          (wheel_bytes - none_bytes) / (bytes - none_bytes), 0.5, "minus no-timeout");
+          (wheel_bytes - none_bytes) / (bytes - none_bytes), 0.5,
+          "minus no-timeout");
     }
   }
   report.note("reps", std::to_string(reps));

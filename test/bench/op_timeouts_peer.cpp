@@ -26,7 +26,8 @@ namespace op_timeouts {
 
 void die(const char* what)
 {
-  std::fprintf(stderr, "%s: %s: %s\n", OP_TIMEOUTS_PROGRAM, what, std::strerror(errno));
+  std::fprintf(
+      stderr, "%s: %s: %s\n", OP_TIMEOUTS_PROGRAM, what, std::strerror(errno));
   std::exit(1);
 }
 
@@ -37,7 +38,13 @@ namespace {
 // it is told to. Commands are SOCK_SEQPACKET messages: a header and a payload;
 // the peer answers each with one status byte (0: done).
 
-enum class command : std::uint32_t { add_fds, write_bytes, close_all, exit };
+enum class command : std::uint32_t
+{
+  add_fds,
+  write_bytes,
+  close_all,
+  exit
+};
 
 struct command_header
 {
@@ -79,12 +86,13 @@ struct command_header
       break;
     case command::write_bytes:
     {
-      const auto* indices = reinterpret_cast<const std::uint32_t*>(
-          buffer.data() + sizeof h);
+      const auto* indices =
+          reinterpret_cast<const std::uint32_t*>(buffer.data() + sizeof h);
       for (std::uint32_t i = 0; i < h.count; ++i)
       {
         const std::uint32_t index = indices[i];
-        if (index >= fds.size() || ::send(fds[index], "x", 1, MSG_NOSIGNAL) != 1)
+        if (index >= fds.size()
+            || ::send(fds[index], "x", 1, MSG_NOSIGNAL) != 1)
           status = 1;
       }
       break;
@@ -102,7 +110,7 @@ struct command_header
   }
 }
 
-} // namespace
+}  // namespace
 
 peer::peer()
 {
@@ -136,7 +144,8 @@ bool peer::add_fds(const std::vector<int>& fds)
 {
   command_header h{command::add_fds, static_cast<std::uint32_t>(fds.size())};
   iovec iov{&h, sizeof h};
-  alignas(cmsghdr) unsigned char control[CMSG_SPACE(sizeof(int) * fds_per_message)];
+  alignas(
+      cmsghdr) unsigned char control[CMSG_SPACE(sizeof(int) * fds_per_message)];
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -154,7 +163,8 @@ bool peer::add_fds(const std::vector<int>& fds)
 
 bool peer::write_bytes(const std::vector<std::uint32_t>& indices)
 {
-  command_header h{command::write_bytes, static_cast<std::uint32_t>(indices.size())};
+  command_header h{
+      command::write_bytes, static_cast<std::uint32_t>(indices.size())};
   iovec iov[2] = {{&h, sizeof h},
       {const_cast<std::uint32_t*>(indices.data()), 4 * indices.size()}};
   msghdr msg{};
@@ -192,7 +202,7 @@ namespace {
 // peer, the server ends kept as file descriptors and assigned to a fresh
 // io_context for every measured phase (and released after it).
 
-constexpr std::size_t connections_per_listener = 20000; // < ephemeral ports
+constexpr std::size_t connections_per_listener = 20000;  // < ephemeral ports
 
 std::uint16_t local_port(int fd)
 {
@@ -220,7 +230,7 @@ int make_listener(sockaddr_in& address)
   return l;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<int> make_connections(std::size_t count, peer& p)
 {
@@ -247,7 +257,9 @@ std::vector<int> make_connections(std::size_t count, peer& p)
       clients[i] = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       if (clients[i] < 0)
         die("socket (client)");
-      if (::connect(clients[i], reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+      if (::connect(
+              clients[i], reinterpret_cast<sockaddr*>(&address), sizeof address)
+          != 0)
         die("connect to 127.0.0.1");
       const int one = 1;
       ::setsockopt(clients[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -258,8 +270,8 @@ std::vector<int> make_connections(std::size_t count, peer& p)
     {
       sockaddr_in from{};
       socklen_t len = sizeof from;
-      const int s = ::accept4(listener, reinterpret_cast<sockaddr*>(&from), &len,
-          SOCK_CLOEXEC | SOCK_NONBLOCK);
+      const int s = ::accept4(listener, reinterpret_cast<sockaddr*>(&from),
+          &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (s < 0)
         die("accept");
       const auto it = by_port.find(ntohs(from.sin_port));
@@ -274,7 +286,8 @@ std::vector<int> make_connections(std::size_t count, peer& p)
     servers.insert(servers.end(), accepted.begin(), accepted.end());
     if (!p.add_fds(clients))
     {
-      std::fprintf(stderr, "%s: the peer did not receive the sockets\n", OP_TIMEOUTS_PROGRAM);
+      std::fprintf(stderr, "%s: the peer did not receive the sockets\n",
+          OP_TIMEOUTS_PROGRAM);
       std::exit(1);
     }
     for (int c : clients)
@@ -286,4 +299,4 @@ std::vector<int> make_connections(std::size_t count, peer& p)
   return servers;
 }
 
-} // namespace op_timeouts
+}  // namespace op_timeouts

@@ -70,6 +70,6 @@ private:
 /// client end of pair i is the peer's socket i.
 std::vector<int> make_connections(std::size_t count, peer& p);
 
-} // namespace op_timeouts
+}  // namespace op_timeouts
 
-#endif // ASIO_WHEEL_TEST_BENCH_OP_TIMEOUTS_PEER_HPP
+#endif  // ASIO_WHEEL_TEST_BENCH_OP_TIMEOUTS_PEER_HPP

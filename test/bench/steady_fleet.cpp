@@ -121,7 +121,7 @@
 
 namespace {
 
-std::atomic<std::uint64_t> epoll_calls{0};    // every call
+std::atomic<std::uint64_t> epoll_calls{0};  // every call
 std::atomic<std::uint64_t> epoll_wakeups{0};  // non-zero timeout, or events
 
 using epoll_wait_function = int (*)(int, epoll_event*, int, int);
@@ -133,9 +133,10 @@ epoll_wait_function real_epoll_wait()
   return real;
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int epoll_wait(int epfd, epoll_event* events, int maxevents, int timeout)
+extern "C" int epoll_wait(
+    int epfd, epoll_event* events, int maxevents, int timeout)
 {
   const int r = real_epoll_wait()(epfd, events, maxevents, timeout);
   epoll_calls.fetch_add(1, std::memory_order_relaxed);
@@ -154,16 +155,18 @@ namespace {
 
 std::atomic<std::uint64_t> timerfd_sets{0};
 
-using timerfd_settime_function = int (*)(int, int, const itimerspec*, itimerspec*);
+using timerfd_settime_function = int (*)(
+    int, int, const itimerspec*, itimerspec*);
 
 timerfd_settime_function real_timerfd_settime()
 {
-  static const timerfd_settime_function real = reinterpret_cast<timerfd_settime_function>(
-      ::dlsym(RTLD_NEXT, "timerfd_settime"));
+  static const timerfd_settime_function real =
+      reinterpret_cast<timerfd_settime_function>(
+          ::dlsym(RTLD_NEXT, "timerfd_settime"));
   return real;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int timerfd_settime(int fd, int flags, const itimerspec* new_value,
     itimerspec* old_value) noexcept
@@ -225,8 +228,8 @@ struct fleet
   clock_type::duration period{};
   bool in_window = false;
   std::uint64_t expired = 0;  // whole run
-  std::uint64_t early = 0;    // whole run: now < expiry in the handler
-  std::uint64_t failed = 0;   // whole run: completed with an error
+  std::uint64_t early = 0;  // whole run: now < expiry in the handler
+  std::uint64_t failed = 0;  // whole run: completed with an error
   std::vector<std::int64_t> lateness_ns;  // window only
   // The largest time a handler ran after expiry + its timer's tolerance +
   // one tick, window only (while the fleet is armed, the waits due meanwhile
@@ -255,7 +258,8 @@ struct fleet
     ++expired;
     if (in_window)
       lateness_ns.push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(now - expiry).count());
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - expiry)
+              .count());
     // The idle timeout's re-arm: T from now.
     t.expires_after(period);
     t.async_wait(rearm_handler<Timer>{this, index});
@@ -264,20 +268,20 @@ struct fleet
 
 struct side_result
 {
-  double arming_ms = 0;             // constructing and arming the N waits
-  double window_s = 0;              // real time of the measured window
-  double cpu_ms_per_s = 0;          // process CPU per second of the window
-  double loop_wakeups_per_s = 0;    // counted epoll_wait returns
-  double epoll_calls_per_s = 0;     // every epoll_wait call
-  double timer_sets_per_wakeup = 0; // timerfd_settime calls per loop wakeup
+  double arming_ms = 0;  // constructing and arming the N waits
+  double window_s = 0;  // real time of the measured window
+  double cpu_ms_per_s = 0;  // process CPU per second of the window
+  double loop_wakeups_per_s = 0;  // counted epoll_wait returns
+  double epoll_calls_per_s = 0;  // every epoll_wait call
+  double timer_sets_per_wakeup = 0;  // timerfd_settime calls per loop wakeup
   double voluntary_switches_per_s = 0;
-  long preemptions = 0;             // involuntary switches in the window
-  std::uint64_t expiries = 0;       // handlers run in the window
-  double expected_expiries = 0;     // N * window / T
-  std::uint64_t early = 0;          // whole run
-  std::uint64_t failed = 0;         // whole run
+  long preemptions = 0;  // involuntary switches in the window
+  std::uint64_t expiries = 0;  // handlers run in the window
+  double expected_expiries = 0;  // N * window / T
+  std::uint64_t early = 0;  // whole run
+  std::uint64_t failed = 0;  // whole run
   double beyond_window_max_ms = 0;  // window, wheel only
-  double lateness_p50_ms = 0;       // window
+  double lateness_p50_ms = 0;  // window
   double lateness_p99_ms = 0;
   double lateness_max_ms = 0;
   // Wheel only.
@@ -317,7 +321,9 @@ side_result run_side(const std::string& label, std::size_t n,
   fleet<Timer> f;
   if constexpr (is_wheel)
     f.tick = std::chrono::ceil<clock_type::duration>(
-        boost::asio::use_service<service_type>(io).options().tick);  // default options
+        boost::asio::use_service<service_type>(io)
+            .options()
+            .tick);  // default options
   boost::asio::steady_timer stopper(io);
   f.period = period;
 
@@ -331,8 +337,9 @@ side_result run_side(const std::string& label, std::size_t n,
     if constexpr (is_wheel)
     {
       if (tolerance != 0)
-        f.timers.back().tolerance(std::chrono::duration_cast<clock_type::duration>(
-            period * tolerance));
+        f.timers.back().tolerance(
+            std::chrono::duration_cast<clock_type::duration>(
+                period * tolerance));
     }
   }
   std::vector<std::size_t> perm(n);
@@ -344,9 +351,8 @@ side_result run_side(const std::string& label, std::size_t n,
   const auto period_ns = static_cast<__int128>(ns_count(period));
   for (std::size_t i = 0; i < n; ++i)
   {
-    const auto offset = std::chrono::nanoseconds(
-        static_cast<std::int64_t>(period_ns * static_cast<__int128>(i + 1)
-            / static_cast<__int128>(n)));
+    const auto offset = std::chrono::nanoseconds(static_cast<std::int64_t>(
+        period_ns * static_cast<__int128>(i + 1) / static_cast<__int128>(n)));
     Timer& t = f.timers[perm[i]];
     t.expires_at(base + offset);
     t.async_wait(rearm_handler<Timer>{&f, perm[i]});
@@ -354,9 +360,11 @@ side_result run_side(const std::string& label, std::size_t n,
   std::vector<std::size_t>().swap(perm);
   result.arming_ms = bench::to_ms(clock_type::now() - arming_start);
   // Room for the window's lateness samples: no allocation in the window.
-  const double expected_rate = static_cast<double>(n) / (bench::to_ns(period) / 1e9);
+  const double expected_rate =
+      static_cast<double>(n) / (bench::to_ns(period) / 1e9);
   f.lateness_ns.reserve(static_cast<std::size_t>(
-      expected_rate * (bench::to_ns(window) / 1e9) * 1.5) + 1024);
+                            expected_rate * (bench::to_ns(window) / 1e9) * 1.5)
+      + 1024);
 
   // Warm-up: the waits due while arming fire at once, caches and the
   // allocators' free lists settle.
@@ -391,37 +399,49 @@ side_result run_side(const std::string& label, std::size_t n,
   // One wakeup (and one switch) is the stopper's, which ends the window.
   const double loop_wakeups = reactor_is_epoll
       ? static_cast<double>(wakeups > 0 ? wakeups - 1 : 0)
-      : static_cast<double>(usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0);
+      : static_cast<double>(
+          usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0);
   result.loop_wakeups_per_s = loop_wakeups / result.window_s;
   result.epoll_calls_per_s = static_cast<double>(calls) / result.window_s;
-  result.timer_sets_per_wakeup = loop_wakeups > 0 ? static_cast<double>(sets) / loop_wakeups : 0;
-  result.voluntary_switches_per_s = static_cast<double>(
-      usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0) / result.window_s;
+  result.timer_sets_per_wakeup =
+      loop_wakeups > 0 ? static_cast<double>(sets) / loop_wakeups : 0;
+  result.voluntary_switches_per_s =
+      static_cast<double>(
+          usage.voluntary_switches > 0 ? usage.voluntary_switches - 1 : 0)
+      / result.window_s;
   result.preemptions = usage.involuntary_switches;
   result.expiries = f.expired - expired_before;
-  result.expected_expiries = static_cast<double>(n) * result.window_s
-      / (bench::to_ns(period) / 1e9);
+  result.expected_expiries =
+      static_cast<double>(n) * result.window_s / (bench::to_ns(period) / 1e9);
   result.early = f.early;
   result.failed = f.failed;
   result.beyond_window_max_ms = bench::to_ms(f.beyond_window_max);
 
   std::sort(f.lateness_ns.begin(), f.lateness_ns.end());
-  result.lateness_p50_ms = bench::percentile_of_sorted(f.lateness_ns, 0.50) / 1e6;
-  result.lateness_p99_ms = bench::percentile_of_sorted(f.lateness_ns, 0.99) / 1e6;
-  result.lateness_max_ms = f.lateness_ns.empty() ? 0 : f.lateness_ns.back() / 1e6;
+  result.lateness_p50_ms =
+      bench::percentile_of_sorted(f.lateness_ns, 0.50) / 1e6;
+  result.lateness_p99_ms =
+      bench::percentile_of_sorted(f.lateness_ns, 0.99) / 1e6;
+  result.lateness_max_ms =
+      f.lateness_ns.empty() ? 0 : f.lateness_ns.back() / 1e6;
 
   if constexpr (is_wheel)
   {
-    const asio_wheel::wheel_stats s = boost::asio::use_service<service_type>(io).stats();
-    const double expired = static_cast<double>(s.waits_expired - stats_before.waits_expired);
-    result.drive_wakeups_per_s = static_cast<double>(
-        s.drive_wakeups - stats_before.drive_wakeups) / result.window_s;
+    const asio_wheel::wheel_stats s =
+        boost::asio::use_service<service_type>(io).stats();
+    const double expired =
+        static_cast<double>(s.waits_expired - stats_before.waits_expired);
+    result.drive_wakeups_per_s =
+        static_cast<double>(s.drive_wakeups - stats_before.drive_wakeups)
+        / result.window_s;
     if (expired > 0)
     {
-      result.touches_per_arm = static_cast<double>(
-          wheel_entry_touches(s) - wheel_entry_touches(stats_before)) / expired;
-      result.revisits_per_expiry = static_cast<double>(
-          s.round_revisits - stats_before.round_revisits) / expired;
+      result.touches_per_arm = static_cast<double>(wheel_entry_touches(s)
+                                   - wheel_entry_touches(stats_before))
+          / expired;
+      result.revisits_per_expiry =
+          static_cast<double>(s.round_revisits - stats_before.round_revisits)
+          / expired;
     }
     result.wakeups_saved = s.wakeups_saved - stats_before.wakeups_saved;
   }
@@ -431,7 +451,8 @@ side_result run_side(const std::string& label, std::size_t n,
 /// "30s", "5min", "1h", "300ms": how doc/benchmarks.md names the timeouts.
 std::string period_label(clock_type::duration period)
 {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(period).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(period).count();
   if (ms % 3600000 == 0)
     return std::to_string(ms / 3600000) + "h";
   if (ms % 60000 == 0 && ms >= 60000)
@@ -487,7 +508,7 @@ std::string fixed(double v, int decimals)
   return buf;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -511,8 +532,8 @@ int main(int argc, char** argv)
     }
     if (only_n == 0 || only_period <= clock_type::duration::zero())
     {
-      std::fprintf(stderr, "%s: --cell takes N (> 0) and T (such as 30s, 5min, 1h)\n",
-          argv[0]);
+      std::fprintf(stderr,
+          "%s: --cell takes N (> 0) and T (such as 30s, 5min, 1h)\n", argv[0]);
       return 2;
     }
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
@@ -522,37 +543,49 @@ int main(int argc, char** argv)
       bench::parse_options(static_cast<int>(args.size()), args.data());
   bench::report report("steady_fleet", opts);
 
-  const std::vector<std::size_t> sizes = only_n != 0 ? std::vector<std::size_t>{only_n}
+  const std::vector<std::size_t> sizes = only_n != 0
+      ? std::vector<std::size_t>{only_n}
       : opts.smoke ? std::vector<std::size_t>{2000}
-      : std::vector<std::size_t>{10000, 100000, 1000000};
+                   : std::vector<std::size_t>{10000, 100000, 1000000};
   const std::vector<clock_type::duration> periods = only_n != 0
       ? std::vector<clock_type::duration>{only_period}
       : opts.smoke ? std::vector<clock_type::duration>{300ms, 2s}
-      : std::vector<clock_type::duration>{30s, 5min, 1h};
-  const clock_type::duration warmup = opts.smoke ? clock_type::duration(200ms) : 2s;
-  const clock_type::duration window = opts.smoke ? clock_type::duration(500ms) : 5s;
-  const double tolerance = 0.2;  // expiries in the window against N * window / T
+                   : std::vector<clock_type::duration>{30s, 5min, 1h};
+  const clock_type::duration warmup =
+      opts.smoke ? clock_type::duration(200ms) : 2s;
+  const clock_type::duration window =
+      opts.smoke ? clock_type::duration(500ms) : 5s;
+  const double tolerance =
+      0.2;  // expiries in the window against N * window / T
 
   boost::asio::io_context probe;
   const asio_wheel::wheel_options wheel_opts =
       boost::asio::use_service<service_type>(probe).options();
   const std::string load_before = load_average();
 
-  std::printf("W10 steady fleet: N idle timeouts of T spread evenly over the next T "
-      "(random order in memory), each re-armed with expires_after(T) + async_wait "
-      "from its handler;\nio_context(1), one thread; warm-up %.1f s, then a window "
-      "of %.1f s (process CPU per s of real time; with tolerance, a whole number of "
+  std::printf(
+      "W10 steady fleet: N idle timeouts of T spread evenly over the next T "
+      "(random order in memory), each re-armed with expires_after(T) + "
+      "async_wait "
+      "from its handler;\nio_context(1), one thread; warm-up %.1f s, then a "
+      "window "
+      "of %.1f s (process CPU per s of real time; with tolerance, a whole "
+      "number of "
       "its coalescing steps, at least that); wheel tick %.3g ms, %zu slots "
-      "(one revolution %.3f s), %d levels\nwakeups: %s; load average before: %s\n\n",
+      "(one revolution %.3f s), %d levels\nwakeups: %s; load average before: "
+      "%s\n\n",
       bench::to_ns(warmup) / 1e9, bench::to_ns(window) / 1e9,
       bench::to_ms(wheel_opts.tick), wheel_opts.slots,
-      bench::to_ns(wheel_opts.tick) * static_cast<double>(wheel_opts.slots) / 1e9,
+      bench::to_ns(wheel_opts.tick) * static_cast<double>(wheel_opts.slots)
+          / 1e9,
       wheel_levels,
-      reactor_is_epoll ? "epoll_wait returns (non-zero timeout or events), counted "
-          "by an interposed epoll_wait" : "voluntary context switches (no epoll reactor)",
+      reactor_is_epoll
+          ? "epoll_wait returns (non-zero timeout or events), counted "
+            "by an interposed epoll_wait"
+          : "voluntary context switches (no epoll reactor)",
       load_before.c_str());
-  std::printf("%5s %5s %-13s %9s %10s %10s %9s %9s %9s %9s %9s %8s %7s\n", "N", "T",
-      "impl", "CPU ms/s", "wakeups/s", "drive/s", "expiries", "expected",
+  std::printf("%5s %5s %-13s %9s %10s %10s %9s %9s %9s %9s %9s %8s %7s\n", "N",
+      "T", "impl", "CPU ms/s", "wakeups/s", "drive/s", "expiries", "expected",
       "p99 ms", "max ms", "touches", "preempt", "arm ms");
 
   // The tolerance of the third side: 1/64 of T, the one W10's budgets name.
@@ -565,9 +598,11 @@ int main(int argc, char** argv)
   const auto tolerant_window = [&](clock_type::duration period) {
     const auto tick = std::chrono::ceil<clock_type::duration>(wheel_opts.tick);
     const auto slack = std::chrono::duration_cast<clock_type::duration>(
-        period * tolerance_fraction) / tick;
-    const auto step = tick * (std::int64_t(1) << asio_wheel::detail::highest_bit(
-        static_cast<std::uint64_t>(slack) + 1));
+                           period * tolerance_fraction)
+        / tick;
+    const auto step = tick
+        * (std::int64_t(1) << asio_wheel::detail::highest_bit(
+               static_cast<std::uint64_t>(slack) + 1));
     return step * ((window + step - clock_type::duration(1)) / step);
   };
   struct cell
@@ -596,38 +631,60 @@ int main(int argc, char** argv)
             cell_label + "wheel_timer", n, period, warmup, window);
       };
       const auto run_tolerant = [&] {
-        c.tolerant = run_side<asio_wheel::wheel_timer>(cell_label + "wheel_1/64T",
-            n, period, warmup, tolerant_window(period), tolerance_fraction);
+        c.tolerant =
+            run_side<asio_wheel::wheel_timer>(cell_label + "wheel_1/64T", n,
+                period, warmup, tolerant_window(period), tolerance_fraction);
       };
       switch (cell_index++ % 3)
       {
-      case 0: run_steady(); run_wheel(); run_tolerant(); break;
-      case 1: run_wheel(); run_tolerant(); run_steady(); break;
-      default: run_tolerant(); run_steady(); run_wheel(); break;
+      case 0:
+        run_steady();
+        run_wheel();
+        run_tolerant();
+        break;
+      case 1:
+        run_wheel();
+        run_tolerant();
+        run_steady();
+        break;
+      default:
+        run_tolerant();
+        run_steady();
+        run_wheel();
+        break;
       }
 
       const std::string tl = period_label(period);
       const std::string wl = "W10_" + tl;
       const std::string where = "N=" + bench::size_label(n) + ", T=" + tl;
       for (auto [impl, r] : {std::pair{"steady_timer", c.steady},
-               std::pair{"wheel_timer", c.wheel}, std::pair{"wheel_1/64T", c.tolerant}})
+               std::pair{"wheel_timer", c.wheel},
+               std::pair{"wheel_1/64T", c.tolerant}})
       {
         const bool wheel = r.drive_wakeups_per_s >= 0;
-        std::printf("%5s %5s %-13s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f %9s %8ld %7.0f\n",
+        std::printf("%5s %5s %-13s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f "
+                    "%9s %8ld %7.0f\n",
             bench::size_label(n).c_str(), tl.c_str(), impl, r.cpu_ms_per_s,
-            r.loop_wakeups_per_s, wheel ? fixed(r.drive_wakeups_per_s, 1).c_str() : "-",
+            r.loop_wakeups_per_s,
+            wheel ? fixed(r.drive_wakeups_per_s, 1).c_str() : "-",
             static_cast<unsigned long long>(r.expiries), r.expected_expiries,
             r.lateness_p99_ms, r.lateness_max_ms,
-            wheel && r.touches_per_arm >= 0 ? fixed(r.touches_per_arm, 2).c_str() : "-",
+            wheel && r.touches_per_arm >= 0
+                ? fixed(r.touches_per_arm, 2).c_str()
+                : "-",
             r.preemptions, r.arming_ms);
         report.measure(wl, impl, n, "cpu_ms_per_s", r.cpu_ms_per_s);
         report.measure(wl, impl, n, "loop_wakeups_per_s", r.loop_wakeups_per_s);
         report.measure(wl, impl, n, "epoll_calls_per_s", r.epoll_calls_per_s);
-        report.measure(wl, impl, n, "timer_sets_per_wakeup", r.timer_sets_per_wakeup);
-        report.measure(wl, impl, n, "voluntary_switches_per_s", r.voluntary_switches_per_s);
-        report.measure(wl, impl, n, "preemptions", static_cast<double>(r.preemptions));
+        report.measure(
+            wl, impl, n, "timer_sets_per_wakeup", r.timer_sets_per_wakeup);
+        report.measure(wl, impl, n, "voluntary_switches_per_s",
+            r.voluntary_switches_per_s);
+        report.measure(
+            wl, impl, n, "preemptions", static_cast<double>(r.preemptions));
         report.measure(wl, impl, n, "window_s", r.window_s);
-        report.measure(wl, impl, n, "expiries", static_cast<double>(r.expiries));
+        report.measure(
+            wl, impl, n, "expiries", static_cast<double>(r.expiries));
         report.measure(wl, impl, n, "expected_expiries", r.expected_expiries);
         report.measure(wl, impl, n, "early", static_cast<double>(r.early));
         report.measure(wl, impl, n, "lateness_p50_ms", r.lateness_p50_ms);
@@ -636,60 +693,82 @@ int main(int argc, char** argv)
         report.measure(wl, impl, n, "arming_ms", r.arming_ms);
         if (wheel)
         {
-          report.measure(wl, impl, n, "drive_wakeups_per_s", r.drive_wakeups_per_s);
+          report.measure(
+              wl, impl, n, "drive_wakeups_per_s", r.drive_wakeups_per_s);
           if (r.touches_per_arm >= 0)
           {
             report.measure(wl, impl, n, "touches_per_arm", r.touches_per_arm);
-            report.measure(wl, impl, n, "revisits_per_expiry", r.revisits_per_expiry);
+            report.measure(
+                wl, impl, n, "revisits_per_expiry", r.revisits_per_expiry);
           }
-          report.measure(wl, impl, n, "wakeups_saved", static_cast<double>(r.wakeups_saved));
-          report.measure(wl, impl, n, "beyond_window_max_ms", r.beyond_window_max_ms);
+          report.measure(wl, impl, n, "wakeups_saved",
+              static_cast<double>(r.wakeups_saved));
+          report.measure(
+              wl, impl, n, "beyond_window_max_ms", r.beyond_window_max_ms);
         }
 
         const std::string who = std::string(impl) + " W10 " + where;
-        report.check(r.early == 0, who + ": no handler completed before its expiry ("
-            + std::to_string(r.early) + " did)");
-        report.check(r.failed == 0, who + ": no wait completed with an error ("
-            + std::to_string(r.failed) + " did; nothing is cancelled)");
+        report.check(r.early == 0,
+            who + ": no handler completed before its expiry ("
+                + std::to_string(r.early) + " did)");
+        report.check(r.failed == 0,
+            who + ": no wait completed with an error ("
+                + std::to_string(r.failed) + " did; nothing is cancelled)");
         if (wheel)
-          report.check(r.beyond_window_max_ms <= 50, who + ": every handler ran within "
-              "50 ms of its window's end, expiry + tolerance + one tick (the latest ran "
-              + fixed(r.beyond_window_max_ms, 3) + " ms after it)");
+          report.check(r.beyond_window_max_ms <= 50,
+              who
+                  + ": every handler ran within "
+                    "50 ms of its window's end, expiry + tolerance + one tick "
+                    "(the latest ran "
+                  + fixed(r.beyond_window_max_ms, 3) + " ms after it)");
         const double deviation = r.expected_expiries > 0
-            ? (static_cast<double>(r.expiries) - r.expected_expiries) / r.expected_expiries : 0;
-        report.check(std::fabs(deviation) <= tolerance, who + ": expiries in the "
-            + fixed(r.window_s, 2) + " s window " + std::to_string(r.expiries)
-            + ", expected N * window / T = " + fixed(r.expected_expiries, 1)
-            + " within 20 % (off by " + fixed(100 * deviation, 1) + " %)");
+            ? (static_cast<double>(r.expiries) - r.expected_expiries)
+                / r.expected_expiries
+            : 0;
+        report.check(std::fabs(deviation) <= tolerance,
+            who + ": expiries in the " + fixed(r.window_s, 2) + " s window "
+                + std::to_string(r.expiries)
+                + ", expected N * window / T = " + fixed(r.expected_expiries, 1)
+                + " within 20 % (off by " + fixed(100 * deviation, 1) + " %)");
         if (reactor_is_epoll)
-          report.check(r.epoll_calls_per_s > 0, who
-              + ": the interposed epoll_wait saw the event loop's calls");
+          report.check(r.epoll_calls_per_s > 0,
+              who + ": the interposed epoll_wait saw the event loop's calls");
       }
       const double ratio = c.steady.cpu_ms_per_s > 0
-          ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s : 0;
+          ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s
+          : 0;
       report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady", ratio);
       if (reactor_is_epoll)
       {
         // Allowed beyond steady_timer's: 0.1 per wakeup, and one set for each level-1 block
         // that begins in the window (where the wheel cannot tell the tick after the next) and
         // two more, which in the sparse cells (15 wakeups at 10k x 1h) are not noise.
-        const double revolution_s =
-            bench::to_ns(wheel_opts.tick) * static_cast<double>(wheel_opts.slots) / 1e9;
+        const double revolution_s = bench::to_ns(wheel_opts.tick)
+            * static_cast<double>(wheel_opts.slots) / 1e9;
         const double wakeups = c.wheel.loop_wakeups_per_s * c.wheel.window_s;
         const double allowed = 0.1
-            + (std::ceil(c.wheel.window_s / revolution_s) + 2) / (std::max)(wakeups, 1.0);
-        report.check(c.wheel.timer_sets_per_wakeup <= c.steady.timer_sets_per_wakeup + allowed,
-            "wheel_timer W10 " + where + ": " + fixed(c.wheel.timer_sets_per_wakeup, 2)
-            + " kernel timer sets (timerfd_settime) per loop wakeup, steady_timer "
-            + fixed(c.steady.timer_sets_per_wakeup, 2) + " (" + fixed(allowed, 2)
-            + " more allowed): the drive timer's next timer is armed ahead, so a wakeup sets"
-            " the kernel timer once");
+            + (std::ceil(c.wheel.window_s / revolution_s) + 2)
+                / (std::max)(wakeups, 1.0);
+        report.check(c.wheel.timer_sets_per_wakeup
+                <= c.steady.timer_sets_per_wakeup + allowed,
+            "wheel_timer W10 " + where + ": "
+                + fixed(c.wheel.timer_sets_per_wakeup, 2)
+                + " kernel timer sets (timerfd_settime) per loop wakeup, "
+                  "steady_timer "
+                + fixed(c.steady.timer_sets_per_wakeup, 2) + " ("
+                + fixed(allowed, 2)
+                + " more allowed): the drive timer's next timer is armed "
+                  "ahead, so a wakeup sets"
+                  " the kernel timer once");
       }
-      report.measure(wl, "wheel_1/64T", n, "cpu_ratio_to_steady", c.steady.cpu_ms_per_s > 0
-          ? c.tolerant.cpu_ms_per_s / c.steady.cpu_ms_per_s : 0);
+      report.measure(wl, "wheel_1/64T", n, "cpu_ratio_to_steady",
+          c.steady.cpu_ms_per_s > 0
+              ? c.tolerant.cpu_ms_per_s / c.steady.cpu_ms_per_s
+              : 0);
       report.measure(wl, "wheel_1/64T", n, "wakeup_ratio_to_steady",
           c.steady.loop_wakeups_per_s > 0
-          ? c.tolerant.loop_wakeups_per_s / c.steady.loop_wakeups_per_s : 0);
+              ? c.tolerant.loop_wakeups_per_s / c.steady.loop_wakeups_per_s
+              : 0);
       cells.push_back(c);
     }
   }
@@ -712,58 +791,77 @@ int main(int argc, char** argv)
     }
   };
   const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-  print_table("wheel_timer : steady_timer CPU per second of real time", [&](const cell& c) {
-    return ratio(c.wheel.cpu_ms_per_s, c.steady.cpu_ms_per_s);
-  });
-  print_table("wheel_timer with tolerance 1/64 T : steady_timer CPU per second",
-      [&](const cell& c) { return ratio(c.tolerant.cpu_ms_per_s, c.steady.cpu_ms_per_s); });
-  print_table("wheel_timer with tolerance 1/64 T : steady_timer event-loop wakeups per second",
+  print_table("wheel_timer : steady_timer CPU per second of real time",
       [&](const cell& c) {
-        return ratio(c.tolerant.loop_wakeups_per_s, c.steady.loop_wakeups_per_s);
+        return ratio(c.wheel.cpu_ms_per_s, c.steady.cpu_ms_per_s);
+      });
+  print_table("wheel_timer with tolerance 1/64 T : steady_timer CPU per second",
+      [&](const cell& c) {
+        return ratio(c.tolerant.cpu_ms_per_s, c.steady.cpu_ms_per_s);
+      });
+  print_table("wheel_timer with tolerance 1/64 T : steady_timer event-loop "
+              "wakeups per second",
+      [&](const cell& c) {
+        return ratio(
+            c.tolerant.loop_wakeups_per_s, c.steady.loop_wakeups_per_s);
       });
   if (reactor_is_epoll)
-    print_table("kernel timer sets (timerfd_settime) per event-loop wakeup, wheel_timer :"
-        " steady_timer", [&](const cell& c) {
-          return ratio(c.wheel.timer_sets_per_wakeup, c.steady.timer_sets_per_wakeup);
+    print_table("kernel timer sets (timerfd_settime) per event-loop wakeup, "
+                "wheel_timer :"
+                " steady_timer",
+        [&](const cell& c) {
+          return ratio(
+              c.wheel.timer_sets_per_wakeup, c.steady.timer_sets_per_wakeup);
         });
   std::printf("\ntouches per arm: (waits_expired + cascades + round_revisits + "
-      "lazy_refilings) / waits_expired over the window, %d levels. Load average after: %s; "
-      "%.0f s in all\n", wheel_levels, load_after.c_str(), run_s);
+              "lazy_refilings) / waits_expired over the window, %d levels. "
+              "Load average after: %s; "
+              "%.0f s in all\n",
+      wheel_levels, load_after.c_str(), run_s);
 
   // Budgets: every cell, not only where the wheel wins.
   const std::size_t largest = sizes.back();
   const clock_type::duration shortest = periods.front();
   for (const cell& c : cells)
   {
-    const std::string where = " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
+    const std::string where =
+        " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
     const double cpu = ratio(c.wheel.cpu_ms_per_s, c.steady.cpu_ms_per_s);
     if (c.n == largest && c.period == shortest)
-      report.budget("W10", "W10 wheel:steady CPU per s" + where + " (1:3)", cpu, 1.0 / 3, "");
+      report.budget("W10", "W10 wheel:steady CPU per s" + where + " (1:3)", cpu,
+          1.0 / 3, "");
     report.budget("W10", "W10 wheel:steady CPU per s" + where, cpu, 1.0, "");
   }
   for (const cell& c : cells)
   {
-    const std::string where = " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period)
-        + ", tolerance 1/64 T";
+    const std::string where = " at N=" + bench::size_label(c.n)
+        + ", T=" + period_label(c.period) + ", tolerance 1/64 T";
     report.budget("W10", "W10 wheel:steady wakeups per s" + where,
-        ratio(c.tolerant.loop_wakeups_per_s, c.steady.loop_wakeups_per_s), 1.0 / 10, "");
+        ratio(c.tolerant.loop_wakeups_per_s, c.steady.loop_wakeups_per_s),
+        1.0 / 10, "");
     report.budget("W10", "W10 wheel:steady CPU per s" + where,
         ratio(c.tolerant.cpu_ms_per_s, c.steady.cpu_ms_per_s), 1.0 / 5, "");
   }
   for (const cell& c : cells)
   {
-    const std::string where = " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
-    report.budget("W10", "W10 wheel touches per arm" + where, c.wheel.touches_per_arm,
-        wheel_levels + 1, "levels + 1");
+    const std::string where =
+        " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
+    report.budget("W10", "W10 wheel touches per arm" + where,
+        c.wheel.touches_per_arm, wheel_levels + 1, "levels + 1");
   }
 
-  report.note("warmup_ms", std::to_string(
-      std::chrono::duration_cast<std::chrono::milliseconds>(warmup).count()));
-  report.note("window_ms", std::to_string(
-      std::chrono::duration_cast<std::chrono::milliseconds>(window).count()));
+  report.note("warmup_ms",
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::milliseconds>(warmup)
+              .count()));
+  report.note("window_ms",
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::milliseconds>(window)
+              .count()));
   report.note("rearm", "expires_after(T) + async_wait from the handler");
   report.note("tolerance_fraction", fixed(tolerance_fraction, 6));
-  report.note("wakeups", reactor_is_epoll ? "interposed epoll_wait" : "voluntary switches");
+  report.note("wakeups",
+      reactor_is_epoll ? "interposed epoll_wait" : "voluntary switches");
   report.note("wheel_levels", std::to_string(wheel_levels));
   report.note("tick_ns", std::to_string(wheel_opts.tick.count()));
   report.note("slots", std::to_string(wheel_opts.slots));

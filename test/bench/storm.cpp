@@ -46,10 +46,10 @@ using clock_type = std::chrono::steady_clock;
 struct storm_result
 {
   double cpu_ms = 0;
-  double wall_ms = 0;          // from io.run() until all fired
+  double wall_ms = 0;  // from io.run() until all fired
   std::size_t fired = 0;
-  std::size_t failed = 0;      // completed with an error
-  std::size_t early = 0;       // completed before their expiry
+  std::size_t failed = 0;  // completed with an error
+  std::size_t early = 0;  // completed before their expiry
   double lateness_p50_ms = 0;
   double lateness_p99_ms = 0;
   double lateness_max_ms = 0;
@@ -57,15 +57,20 @@ struct storm_result
   // lateness budget. A few long runs point at stalls of the whole process
   // (preemption on a shared machine); many short ones at the timer.
   std::size_t late_runs = 0;
-  double longest_late_run_ms = 0; // the expiry span the longest run covers
-  double arming_ms = 0;        // time taken to arm the N waits
-  bool arming_overran = false; // arming ended after the first expiry
-  std::uint64_t drive_wakeups = 0; // wheel only
+  double longest_late_run_ms = 0;  // the expiry span the longest run covers
+  double arming_ms = 0;  // time taken to arm the N waits
+  bool arming_overran = false;  // arming ended after the first expiry
+  std::uint64_t drive_wakeups = 0;  // wheel only
 };
 
 // What became of each wait; written by its own handler only, so that several
 // run() threads share no counter (and one thread pays for none).
-enum wait_outcome : unsigned char { not_fired = 0, fired_ok, fired_failed };
+enum wait_outcome : unsigned char
+{
+  not_fired = 0,
+  fired_ok,
+  fired_failed
+};
 
 template <class Timer>
 struct storm_handler
@@ -110,7 +115,8 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
   for (std::size_t i = 0; i < n; ++i)
   {
     // Nanosecond steps: N distinct expiries, not bursts at millisecond marks.
-    timers.emplace_back(io, storm_start + std::chrono::nanoseconds(spread) * i / n);
+    timers.emplace_back(
+        io, storm_start + std::chrono::nanoseconds(spread) * i / n);
     timers.back().async_wait(
         storm_handler<Timer>{&timers, &lateness_ns, &outcomes, i});
   }
@@ -119,8 +125,11 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
 
   std::uint64_t wakeups_before = 0;
   if constexpr (!std::is_same_v<Timer, boost::asio::steady_timer>)
-    wakeups_before = boost::asio::use_service<
-        asio_wheel::wheel_timer_service<clock_type>>(io).stats().drive_wakeups;
+    wakeups_before =
+        boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
+            io)
+            .stats()
+            .drive_wakeups;
 
   const auto cpu_start = bench::process_cpu_time();
   const auto wall_start = clock_type::now();
@@ -131,8 +140,11 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
   result.cpu_ms = bench::to_ms(bench::process_cpu_time() - cpu_start);
 
   if constexpr (!std::is_same_v<Timer, boost::asio::steady_timer>)
-    result.drive_wakeups = boost::asio::use_service<
-        asio_wheel::wheel_timer_service<clock_type>>(io).stats().drive_wakeups
+    result.drive_wakeups =
+        boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
+            io)
+            .stats()
+            .drive_wakeups
         - wakeups_before;
 
   for (std::size_t i = 0; i < n; ++i)
@@ -156,7 +168,8 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
       ++i;
     ++result.late_runs;
     result.longest_late_run_ms = std::max(result.longest_late_run_ms,
-        bench::to_ms(std::chrono::nanoseconds(spread)) * static_cast<double>(i - first) / n);
+        bench::to_ms(std::chrono::nanoseconds(spread))
+            * static_cast<double>(i - first) / n);
   }
 
   std::sort(lateness_ns.begin(), lateness_ns.end());
@@ -180,14 +193,14 @@ std::vector<double> measure_loop_wakeup_latency(std::size_t count)
     timer.async_wait([&](const boost::system::error_code&) {
       lateness_ms.push_back(bench::to_ms(clock_type::now() - timer.expiry()));
     });
-    io.run_for(1s); // returns as soon as the wait completed
+    io.run_for(1s);  // returns as soon as the wait completed
     io.restart();
   }
   std::sort(lateness_ms.begin(), lateness_ms.end());
   return lateness_ms;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -195,7 +208,8 @@ int main(int argc, char** argv)
   bench::report report("storm", opts);
   // With --threads T > 1 the figures are workload "W3_Tthreads" (run_all.sh
   // runs both and keeps them apart).
-  const std::string wl = opts.threads == 1 ? std::string("W3")
+  const std::string wl = opts.threads == 1
+      ? std::string("W3")
       : "W3_" + std::to_string(opts.threads) + "threads";
 
   const std::vector<std::size_t> sizes = opts.smoke
@@ -206,14 +220,16 @@ int main(int argc, char** argv)
 
   // The wheel runs with the default options; its tick sets the lateness budget.
   boost::asio::io_context probe;
-  const asio_wheel::wheel_options wheel_opts = boost::asio::use_service<
-      asio_wheel::wheel_timer_service<clock_type>>(probe).options();
+  const asio_wheel::wheel_options wheel_opts =
+      boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
+          probe)
+          .options();
   const double tick_ms = bench::to_ms(wheel_opts.tick);
   const double lateness_budget_ms = tick_ms + 1.0;
 
   std::printf("W3 storm: N expiries spread evenly over %lld ms, run until all "
-      "fired (wheel tick %.3g ms, %zu slots, slice %zu); median of %d; "
-      "%d thread(s) in run()%s\n\n",
+              "fired (wheel tick %.3g ms, %zu slots, slice %zu); median of %d; "
+              "%d thread(s) in run()%s\n\n",
       static_cast<long long>(spread.count()), tick_ms, wheel_opts.slots,
       wheel_opts.max_completions_per_slice, reps, opts.threads,
       opts.threads == 1 ? ", io_context(1)" : ", default concurrency hint");
@@ -224,8 +240,8 @@ int main(int argc, char** argv)
   const double loop_p99 = bench::percentile_of_sorted(loop_latency, 0.99);
   const double loop_max = loop_latency.empty() ? 0 : loop_latency.back();
   std::printf("this machine's event-loop wakeup latency (%zu x 1 ms waits): "
-      "p50 %.3f ms, p99 %.3f ms, max %.3f ms\n\n", loop_latency.size(), loop_p50,
-      loop_p99, loop_max);
+              "p50 %.3f ms, p99 %.3f ms, max %.3f ms\n\n",
+      loop_latency.size(), loop_p50, loop_p99, loop_max);
   report.measure(wl, "loop_wakeup_reference", loop_latency.size(),
       "lateness_max_ms", loop_max);
   report.measure(wl, "loop_wakeup_reference", loop_latency.size(),
@@ -242,12 +258,13 @@ int main(int argc, char** argv)
     std::vector<storm_result> steady, wheel;
     for (int rep = 0; rep < reps; ++rep)
     {
-      steady.push_back(run_storm<boost::asio::steady_timer>(n, spread,
-          lateness_budget_ms, opts.threads));
-      wheel.push_back(run_storm<asio_wheel::wheel_timer>(n, spread,
-          lateness_budget_ms, opts.threads));
+      steady.push_back(run_storm<boost::asio::steady_timer>(
+          n, spread, lateness_budget_ms, opts.threads));
+      wheel.push_back(run_storm<asio_wheel::wheel_timer>(
+          n, spread, lateness_budget_ms, opts.threads));
     }
-    auto summarize = [&](const char* impl, const std::vector<storm_result>& rs) {
+    auto summarize = [&](const char* impl,
+                         const std::vector<storm_result>& rs) {
       storm_result m;
       std::vector<double> cpu, wall, p50, p99, mx, runs, longest;
       for (const storm_result& r : rs)
@@ -261,17 +278,21 @@ int main(int argc, char** argv)
         longest.push_back(r.longest_late_run_ms);
         m.early += r.early;
         m.drive_wakeups = r.drive_wakeups;
-        report.check(r.fired == n, std::string(impl) + " W3 N="
-            + std::to_string(n) + ": every wait fired (" + std::to_string(r.fired)
-            + " of " + std::to_string(n) + ", " + std::to_string(r.failed)
-            + " with an error)");
-        report.check(r.early == 0, std::string(impl) + " W3 N="
-            + std::to_string(n) + ": no wait completed before its expiry ("
-            + std::to_string(r.early) + " early)");
+        report.check(r.fired == n,
+            std::string(impl) + " W3 N=" + std::to_string(n)
+                + ": every wait fired (" + std::to_string(r.fired) + " of "
+                + std::to_string(n) + ", " + std::to_string(r.failed)
+                + " with an error)");
+        report.check(r.early == 0,
+            std::string(impl) + " W3 N=" + std::to_string(n)
+                + ": no wait completed before its expiry ("
+                + std::to_string(r.early) + " early)");
         if (r.arming_overran)
         {
-          std::printf("note: %s N=%zu arming took %.0f ms and overran the first "
-              "expiry; lateness is inflated\n", impl, n, r.arming_ms);
+          std::printf(
+              "note: %s N=%zu arming took %.0f ms and overran the first "
+              "expiry; lateness is inflated\n",
+              impl, n, r.arming_ms);
           report.note(std::string(impl) + " W3 N=" + std::to_string(n),
               "arming overran the first expiry; lateness is inflated");
         }
@@ -283,11 +304,13 @@ int main(int argc, char** argv)
       m.lateness_max_ms = bench::median(mx);
       const double late_runs = bench::median(runs);
       const double longest_late_run = bench::median(longest);
-      std::printf("%6s %-13s %9.1f %9.1f %7zu %9.3f %9.3f %9.3f %9.0f %9.2f %9s\n",
+      std::printf(
+          "%6s %-13s %9.1f %9.1f %7zu %9.3f %9.3f %9.3f %9.0f %9.2f %9s\n",
           bench::size_label(n).c_str(), impl, m.cpu_ms, m.wall_ms, m.early,
           m.lateness_p50_ms, m.lateness_p99_ms, m.lateness_max_ms, late_runs,
           longest_late_run,
-          std::string(impl) == "steady_timer" ? "-"
+          std::string(impl) == "steady_timer"
+              ? "-"
               : std::to_string(m.drive_wakeups).c_str());
       report.measure(wl, impl, n, "late_runs", late_runs);
       report.measure(wl, impl, n, "longest_late_run_ms", longest_late_run);
@@ -305,19 +328,24 @@ int main(int argc, char** argv)
         static_cast<double>(w.drive_wakeups));
 
     const std::string at = " at N=" + bench::size_label(n)
-        + (opts.threads == 1 ? "" : ", " + std::to_string(opts.threads) + " threads");
-    report.budget(wl, "W3 wheel:steady CPU" + at, w.cpu_ms / s.cpu_ms, 1.0 / 7, "");
+        + (opts.threads == 1
+                ? ""
+                : ", " + std::to_string(opts.threads) + " threads");
+    report.budget(
+        wl, "W3 wheel:steady CPU" + at, w.cpu_ms / s.cpu_ms, 1.0 / 7, "");
     report.budget(wl, "W3 wheel early completions" + at,
         static_cast<double>(w.early), 0, "count");
     // The lateness budget holds only on a machine whose own wakeup latency
     // is low (p99 under 0.5 ms): a loop that wakes late makes every timer late.
     report.budget(wl, "W3 wheel p99 lateness ms" + at, w.lateness_p99_ms,
-        lateness_budget_ms, loop_latency_is_low
-            ? "tick + 1 ms"
-            : "tick + 1 ms; not applied: this machine's wakeup p99 is 0.5 ms or more",
+        lateness_budget_ms,
+        loop_latency_is_low ? "tick + 1 ms"
+                            : "tick + 1 ms; not applied: this machine's wakeup "
+                              "p99 is 0.5 ms or more",
         loop_latency_is_low);
   }
-  std::printf("\nlate runs: runs of consecutive expiries later than tick + 1 ms;"
+  std::printf(
+      "\nlate runs: runs of consecutive expiries later than tick + 1 ms;"
       " longest: the expiry span (ms) of the longest run\n");
   report.note("spread_ms", std::to_string(spread.count()));
   report.note("threads", std::to_string(opts.threads));

@@ -52,8 +52,8 @@ struct failure
 // Times `reads` reads of one byte on stream s, each with or without a timeout; the peer writes
 // the byte before each read. Returns nanoseconds per read.
 template <class Stream>
-double run_reads(net::io_context& ioc, Stream& s, tcp::socket& peer, int reads, bool timed,
-    bool bound, const std::string& label)
+double run_reads(net::io_context& ioc, Stream& s, tcp::socket& peer, int reads,
+    bool timed, bool bound, const std::string& label)
 {
   std::array<char, 1> buf;
   int completed = 0;
@@ -69,7 +69,8 @@ double run_reads(net::io_context& ioc, Stream& s, tcp::socket& peer, int reads, 
       s.expires_never();
     net::write(peer, net::buffer("x", 1));
     if (bound)
-      s.async_read_some(net::buffer(buf), net::bind_executor(ioc.get_executor(), handler));
+      s.async_read_some(
+          net::buffer(buf), net::bind_executor(ioc.get_executor(), handler));
     else
       s.async_read_some(net::buffer(buf), handler);
     while (completed == i)
@@ -81,7 +82,8 @@ double run_reads(net::io_context& ioc, Stream& s, tcp::socket& peer, int reads, 
     if (last)
       throw failure{label + ": read failed: " + last.message()};
   };
-  for (int i = 0; i < 200; ++i)  // warm-up: Asio's caches, the wheel, the branch predictors
+  for (int i = 0; i < 200;
+       ++i)  // warm-up: Asio's caches, the wheel, the branch predictors
     one(completed);
   completed = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -112,8 +114,8 @@ void run_way(const char* way, bool bound, int others, int reads)
   peer.set_option(tcp::no_delay(true));
   for (bool timed : {false, true})
   {
-    const std::string label = std::string(way) + (timed ? " timed" : " untimed") + ", "
-        + std::to_string(others) + " others";
+    const std::string label = std::string(way) + (timed ? " timed" : " untimed")
+        + ", " + std::to_string(others) + " others";
     const double ns = run_reads(ioc, s, peer, reads, timed, bound, label);
     std::printf("%-38s %8.0f ns per read\n", label.c_str(), ns);
   }
@@ -121,7 +123,7 @@ void run_way(const char* way, bool bound, int others, int reads)
     t->cancel();
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {

@@ -53,7 +53,7 @@ using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
 constexpr auto idle_timeout = 30s;
-constexpr std::size_t poll_every = 1024; // re-arms between two io.poll()
+constexpr std::size_t poll_every = 1024;  // re-arms between two io.poll()
 constexpr int run_threads = 2;
 
 struct lock_counts
@@ -71,7 +71,8 @@ struct lock_counts
   }
   lock_counts operator-(const lock_counts& o) const
   {
-    return {acquisitions - o.acquisitions, contended - o.contended, wait_ns - o.wait_ns};
+    return {acquisitions - o.acquisitions, contended - o.contended,
+        wait_ns - o.wait_ns};
   }
 };
 
@@ -83,10 +84,19 @@ lock_counts wheel_locks_now()
   const auto& c = asio_wheel::detail::wheel_mutex_thread_counters;
   return {c.acquisitions, c.contended, c.wait_ns};
 }
-lock_counts asio_locks_now() { return asio_lock_counts; }
+lock_counts asio_locks_now()
+{
+  return asio_lock_counts;
+}
 #else
-lock_counts wheel_locks_now() { return {}; }
-lock_counts asio_locks_now() { return {}; }
+lock_counts wheel_locks_now()
+{
+  return {};
+}
+lock_counts asio_locks_now()
+{
+  return {};
+}
 #endif
 
 // Handlers run on either thread: each thread counts its own, nothing shared.
@@ -127,7 +137,7 @@ struct timer_fleet
 struct thread_result
 {
   double cpu_ns = 0;
-  std::size_t aborted = 0;   // aborted handlers this thread ran
+  std::size_t aborted = 0;  // aborted handlers this thread ran
   std::size_t succeeded = 0;
   std::size_t returned = 0;  // sum of expires_after / reschedule_after results
   lock_counts wheel_lock, asio_lock;
@@ -135,13 +145,17 @@ struct thread_result
 
 struct w7_result
 {
-  double cpu_ns_per_op = 0;   // both threads' CPU per re-arm
+  double cpu_ns_per_op = 0;  // both threads' CPU per re-arm
   double wall_ns_per_op = 0;  // wall time of the run per re-arm
   std::size_t aborted = 0, succeeded = 0, returned = 0;
   lock_counts wheel_lock, asio_lock;
 };
 
-enum class workload { w1, w2 };
+enum class workload
+{
+  w1,
+  w2
+};
 
 // One thread's share: `rearms` re-arms of pseudo-random timers of its half.
 template <class Timer>
@@ -151,7 +165,8 @@ thread_result churn_half(timer_fleet<Timer>& fleet, workload w, int half,
   bench::index_generator pick(seed);
   const std::size_t half_n = fleet.timers.size() / run_threads;
   Timer* const base = fleet.timers.data() + half * half_n;
-  const std::size_t aborted_before = aborted_here, succeeded_before = succeeded_here;
+  const std::size_t aborted_before = aborted_here,
+                    succeeded_before = succeeded_here;
   std::size_t returned = 0;
 
   // Start together.
@@ -199,8 +214,8 @@ w7_result run_w7(timer_fleet<Timer>& fleet, workload w, std::size_t rearms,
     std::vector<std::thread> threads;
     for (int half = 0; half < run_threads; ++half)
       threads.emplace_back([&, half] {
-        results[half] = churn_half(fleet, w, half, rearms / run_threads,
-            seed * 7 + half, ready);
+        results[half] = churn_half(
+            fleet, w, half, rearms / run_threads, seed * 7 + half, ready);
       });
     for (auto& t : threads)
       t.join();
@@ -253,15 +268,18 @@ void print_locks(const char* what, const series& s)
         static_cast<double>(c.acquisitions) / ops,
         static_cast<unsigned long long>(c.contended),
         c.acquisitions ? 100.0 * static_cast<double>(c.contended)
-            / static_cast<double>(c.acquisitions) : 0.0,
+                / static_cast<double>(c.acquisitions)
+                       : 0.0,
         static_cast<double>(c.wait_ns) / ops,
-        c.contended ? static_cast<double>(c.wait_ns) / static_cast<double>(c.contended) : 0.0);
+        c.contended
+            ? static_cast<double>(c.wait_ns) / static_cast<double>(c.contended)
+            : 0.0);
   };
   line("wheel", s.wheel_lock);
   line("asio", s.asio_lock);
 }
 
-} // namespace
+}  // namespace
 
 #if defined(W7_LOCK_STATS)
 // Asio's locks are pthread mutexes (posix_mutex), locked from this program's
@@ -272,10 +290,10 @@ lock_function real_pthread_mutex_lock = nullptr;
 
 __attribute__((constructor)) void find_real_pthread_mutex_lock()
 {
-  real_pthread_mutex_lock = reinterpret_cast<lock_function>(
-      ::dlsym(RTLD_NEXT, "pthread_mutex_lock"));
+  real_pthread_mutex_lock =
+      reinterpret_cast<lock_function>(::dlsym(RTLD_NEXT, "pthread_mutex_lock"));
 }
-} // namespace
+}  // namespace
 
 extern "C" int pthread_mutex_lock(pthread_mutex_t* m) noexcept
 {
@@ -286,7 +304,8 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* m) noexcept
   ++c.contended;
   const auto start = clock_type::now();
   const int r = real_pthread_mutex_lock(m);
-  c.wait_ns += static_cast<std::uint64_t>(bench::to_ns(clock_type::now() - start));
+  c.wait_ns +=
+      static_cast<std::uint64_t>(bench::to_ns(clock_type::now() - start));
   return r;
 }
 #endif
@@ -303,14 +322,20 @@ int main(int argc, char** argv)
 #endif
 
   const std::size_t n = opts.smoke ? 200 : 100000;
-  const std::size_t rearms = opts.smoke ? 5000 : 1000000;  // both threads together
+  const std::size_t rearms =
+      opts.smoke ? 5000 : 1000000;  // both threads together
   const int reps = opts.reps ? opts.reps : (opts.smoke ? 1 : 5);
 
-  std::printf("W7 threads: io_context(default hint), %d threads each re-arming its own half "
-      "of N=%zu timers, io.poll() every %zu re-arms;\nns per re-arm, median of %d x %zu "
+  std::printf(
+      "W7 threads: io_context(default hint), %d threads each re-arming its own "
+      "half "
+      "of N=%zu timers, io.poll() every %zu re-arms;\nns per re-arm, median of "
+      "%d x %zu "
       "re-arms (CPU: both threads' thread CPU time; wall: the run's)%s\n\n",
       run_threads, n, poll_every, reps, rearms,
-      lock_stats ? "\nLOCK-COUNTING BUILD: times include the counting, read the counts" : "");
+      lock_stats
+          ? "\nLOCK-COUNTING BUILD: times include the counting, read the counts"
+          : "");
 
   series steady_w1, wheel_w1, wheel_w2;
   const std::size_t done = rearms / run_threads * run_threads;
@@ -325,53 +350,68 @@ int main(int argc, char** argv)
       const w7_result w2 = run_w7(wheel, workload::w2, rearms, seed + 500);
       report.check(s.aborted == done && s.returned == done,
           "steady_timer W7 W1: every aborted handler ran once ("
-          + std::to_string(s.aborted) + " of " + std::to_string(done) + ")");
+              + std::to_string(s.aborted) + " of " + std::to_string(done)
+              + ")");
       report.check(w1.aborted == done && w1.returned == done,
           "wheel_timer W7 W1: every aborted handler ran once ("
-          + std::to_string(w1.aborted) + " of " + std::to_string(done) + ")");
+              + std::to_string(w1.aborted) + " of " + std::to_string(done)
+              + ")");
       report.check(w2.aborted == 0 && w2.returned == done,
           "wheel_timer W7 W2: no handler ran, every reschedule moved one wait ("
-          + std::to_string(w2.returned) + " of " + std::to_string(done) + ")");
+              + std::to_string(w2.returned) + " of " + std::to_string(done)
+              + ")");
       report.check(s.succeeded + w1.succeeded + w2.succeeded == 0,
           "W7: no 30 s wait completed during the run");
       steady_w1.add(s, done);
       wheel_w1.add(w1, done);
       wheel_w2.add(w2, done);
     }
-    const auto st = boost::asio::use_service<
-        asio_wheel::wheel_timer_service<clock_type>>(wheel.io).stats();
-    std::printf("wheel service: %llu slices delivered %llu handlers (%.1f per slice)\n\n",
+    const auto st =
+        boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
+            wheel.io)
+            .stats();
+    std::printf("wheel service: %llu slices delivered %llu handlers (%.1f per "
+                "slice)\n\n",
         static_cast<unsigned long long>(st.slices),
         static_cast<unsigned long long>(st.sliced_completions),
         st.slices ? static_cast<double>(st.sliced_completions)
-            / static_cast<double>(st.slices) : 0.0);
+                / static_cast<double>(st.slices)
+                  : 0.0);
     report.measure("W7", "wheel_timer", n, "handlers_per_slice",
         st.slices ? static_cast<double>(st.sliced_completions)
-            / static_cast<double>(st.slices) : 0.0);
+                / static_cast<double>(st.slices)
+                  : 0.0);
   }
 
-  const double s_cpu = bench::median(steady_w1.cpu), s_wall = bench::median(steady_w1.wall);
-  const double w1_cpu = bench::median(wheel_w1.cpu), w1_wall = bench::median(wheel_w1.wall);
-  const double w2_cpu = bench::median(wheel_w2.cpu), w2_wall = bench::median(wheel_w2.wall);
-  std::printf("%-22s %12s %12s %14s %14s\n", "", "CPU ns", "wall ns", "CPU : steady",
-      "wall : steady");
-  std::printf("%-22s %12.1f %12.1f %14s %14s\n", "steady_timer W1", s_cpu, s_wall, "1", "1");
-  std::printf("%-22s %12.1f %12.1f %14.3f %14.3f\n", "wheel_timer W1", w1_cpu, w1_wall,
-      w1_cpu / s_cpu, w1_wall / s_wall);
-  std::printf("%-22s %12.1f %12.1f %14.3f %14.3f\n", "wheel_timer W2", w2_cpu, w2_wall,
-      w2_cpu / s_cpu, w2_wall / s_wall);
+  const double s_cpu = bench::median(steady_w1.cpu),
+               s_wall = bench::median(steady_w1.wall);
+  const double w1_cpu = bench::median(wheel_w1.cpu),
+               w1_wall = bench::median(wheel_w1.wall);
+  const double w2_cpu = bench::median(wheel_w2.cpu),
+               w2_wall = bench::median(wheel_w2.wall);
+  std::printf("%-22s %12s %12s %14s %14s\n", "", "CPU ns", "wall ns",
+      "CPU : steady", "wall : steady");
+  std::printf("%-22s %12.1f %12.1f %14s %14s\n", "steady_timer W1", s_cpu,
+      s_wall, "1", "1");
+  std::printf("%-22s %12.1f %12.1f %14.3f %14.3f\n", "wheel_timer W1", w1_cpu,
+      w1_wall, w1_cpu / s_cpu, w1_wall / s_wall);
+  std::printf("%-22s %12.1f %12.1f %14.3f %14.3f\n", "wheel_timer W2", w2_cpu,
+      w2_wall, w2_cpu / s_cpu, w2_wall / s_wall);
   std::printf("\nW7 budget: wheel <= 1:3 (0.333) of steady_timer's W1 CPU\n");
 
   if (lock_stats)
   {
-    std::printf("\nlock contention over all repetitions (per re-arm; wheel = the service's "
-        "wheel_mutex, asio = pthread_mutex_lock calls: scheduler and reactor)\n");
-    std::printf("%-22s %-12s %12s %11s %10s %14s %12s\n", "run", "lock", "acq/re-arm",
-        "contended", "cont %", "wait ns/re-arm", "ns/cont");
+    std::printf("\nlock contention over all repetitions (per re-arm; wheel = "
+                "the service's "
+                "wheel_mutex, asio = pthread_mutex_lock calls: scheduler and "
+                "reactor)\n");
+    std::printf("%-22s %-12s %12s %11s %10s %14s %12s\n", "run", "lock",
+        "acq/re-arm", "contended", "cont %", "wait ns/re-arm", "ns/cont");
     print_locks("steady_timer W1", steady_w1);
     print_locks("wheel_timer W1", wheel_w1);
     print_locks("wheel_timer W2", wheel_w2);
-    auto measure_locks = [&](const char* impl, const char* wl, const series& s) {
+    auto measure_locks = [&](const char* impl, const char* wl,
+                             const series& s) {
       const double ops = static_cast<double>(s.ops ? s.ops : 1);
       for (int k = 0; k < 2; ++k)
       {
@@ -401,8 +441,10 @@ int main(int argc, char** argv)
     report.measure("W7", "steady_timer", n, "W1_wall_ns_per_rearm", s_wall);
     report.measure("W7", "wheel_timer", n, "W1_wall_ns_per_rearm", w1_wall);
     report.measure("W7", "wheel_timer", n, "W2_wall_ns_per_rearm", w2_wall);
-    report.budget("W7", "W7 wheel W1 : steady W1 CPU, 2 threads", w1_cpu / s_cpu, 1.0 / 3, "");
-    report.budget("W7", "W7 wheel W2 : steady W1 CPU, 2 threads", w2_cpu / s_cpu, 1.0 / 3, "");
+    report.budget("W7", "W7 wheel W1 : steady W1 CPU, 2 threads",
+        w1_cpu / s_cpu, 1.0 / 3, "");
+    report.budget("W7", "W7 wheel W2 : steady W1 CPU, 2 threads",
+        w2_cpu / s_cpu, 1.0 / 3, "");
   }
   report.note("rearms_per_rep", std::to_string(done));
   report.note("reps", std::to_string(reps));

@@ -20,7 +20,7 @@
 // The one-line switch: 1 runs every test on asio_wheel::wheel_timer too, 0
 // runs only the steady_timer reference (used while the library did not exist).
 #if !defined(CONFORMANCE_WITH_WHEEL_TIMER)
-#define CONFORMANCE_WITH_WHEEL_TIMER 1
+# define CONFORMANCE_WITH_WHEEL_TIMER 1
 #endif
 
 #include <atomic>
@@ -41,7 +41,8 @@ using namespace asio_wheel_test;  // asio::, error_code, system_error, token::
 // How a timer type's io_context is set up, and the wait traits it must report.
 // The default: nothing to configure, Asio's steady_clock traits.
 template <class Timer>
-struct timer_profile {
+struct timer_profile
+{
   using expected_traits = asio::wait_traits<std::chrono::steady_clock>;
   static void configure(asio::io_context&) {}
 };
@@ -52,33 +53,42 @@ struct timer_profile {
 // boundaries), 8 slots (one revolution is 16 ms, so any longer wait goes round
 // several times) and one completion per slice (every batch of expiries is split
 // across slices). Distinct wait traits give it a service of its own.
-struct stressed_wheel_traits : asio::wait_traits<std::chrono::steady_clock> {};
-using stressed_wheel_timer = asio_wheel::basic_wheel_timer<std::chrono::steady_clock, stressed_wheel_traits>;
+struct stressed_wheel_traits : asio::wait_traits<std::chrono::steady_clock>
+{};
+using stressed_wheel_timer =
+    asio_wheel::basic_wheel_timer<std::chrono::steady_clock,
+        stressed_wheel_traits>;
 
 template <>
-struct timer_profile<stressed_wheel_timer> {
+struct timer_profile<stressed_wheel_timer>
+{
   using expected_traits = stressed_wheel_traits;
-  static void configure(asio::io_context& io) {
+  static void configure(asio::io_context& io)
+  {
     asio_wheel::wheel_options options;
     options.tick = std::chrono::milliseconds(2);
     options.slots = 8;
     options.max_completions_per_slice = 1;
-    asio::make_service<asio_wheel::wheel_timer_service<std::chrono::steady_clock, stressed_wheel_traits>>(
-        io, options);
+    asio::make_service<asio_wheel::wheel_timer_service<
+        std::chrono::steady_clock, stressed_wheel_traits>>(io, options);
   }
 };
 
-using timer_types = std::tuple<asio::steady_timer, asio_wheel::wheel_timer, stressed_wheel_timer>;
+using timer_types = std::tuple<asio::steady_timer, asio_wheel::wheel_timer,
+    stressed_wheel_timer>;
 #else
 using timer_types = std::tuple<asio::steady_timer>;
 #endif
 
 // The io_context every test uses: configured for Timer before any timer exists.
 template <class Timer>
-class test_context : public asio::io_context {
- public:
+class test_context : public asio::io_context
+{
+public:
   test_context() { timer_profile<Timer>::configure(*this); }
-  explicit test_context(int concurrency_hint) : asio::io_context(concurrency_hint) {
+  explicit test_context(int concurrency_hint)
+    : asio::io_context(concurrency_hint)
+  {
     timer_profile<Timer>::configure(*this);
   }
 };
@@ -90,7 +100,8 @@ inline constexpr std::chrono::seconds run_limit{5};
 
 // Runs io until it runs out of work (at most run_limit) and reports whether
 // it did. A false result means some operation never completed.
-inline bool run_until_out_of_work(asio::io_context& io) {
+inline bool run_until_out_of_work(asio::io_context& io)
+{
   io.restart();
   io.run_for(run_limit);
   // run_for() stops the io_context only when no work is left; a timeout
@@ -98,14 +109,15 @@ inline bool run_until_out_of_work(asio::io_context& io) {
   return io.stopped();
 }
 
-#define CONFORMANCE_RUN_TO_COMPLETION(io)                                        \
-  BOOST_REQUIRE_MESSAGE(::conformance::run_until_out_of_work(io),                \
-                        "io_context still had outstanding work after "          \
-                        "run_for(5s): a wait never completed")
+#define CONFORMANCE_RUN_TO_COMPLETION(io)                                      \
+ BOOST_REQUIRE_MESSAGE(::conformance::run_until_out_of_work(io),               \
+     "io_context still had outstanding work after "                            \
+     "run_for(5s): a wait never completed")
 
 // What one wait handler saw: how often it ran, the last error, and whether
 // Clock::now() had reached the timer's expiry at that moment.
-struct completion_record {
+struct completion_record
+{
   int invocations = 0;
   error_code ec;
   bool ran_at_or_after_expiry = false;
@@ -114,7 +126,8 @@ struct completion_record {
 // A handler that records into a completion_record. It checks "never early"
 // against the expiry the timer had when the wait was started.
 template <class Timer>
-auto recorder(completion_record& record, typename Timer::time_point expiry) {
+auto recorder(completion_record& record, typename Timer::time_point expiry)
+{
   return [&record, expiry](error_code ec) {
     ++record.invocations;
     record.ec = ec;
@@ -123,26 +136,34 @@ auto recorder(completion_record& record, typename Timer::time_point expiry) {
 }
 
 template <class Timer>
-auto recorder(completion_record& record, const Timer& timer) {
+auto recorder(completion_record& record, const Timer& timer)
+{
   return recorder<Timer>(record, timer.expiry());
 }
 
-inline std::string describe(const error_code& ec) {
-  return ec ? ec.message() + " (" + std::to_string(ec.value()) + ")" : "success";
+inline std::string describe(const error_code& ec)
+{
+  return ec ? ec.message() + " (" + std::to_string(ec.value()) + ")"
+            : "success";
 }
 
-inline bool is_aborted(const error_code& ec) {
+inline bool is_aborted(const error_code& ec)
+{
   return ec == asio::error::operation_aborted;
 }
 
 template <class TimePoint>
-long long ns_since_epoch(TimePoint tp) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
+long long ns_since_epoch(TimePoint tp)
+{
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+      tp.time_since_epoch())
+      .count();
 }
 
 // Sets a flag when the last copy of it is destroyed; handlers carry one to
 // report that they were destroyed (for example at shutdown).
-inline std::shared_ptr<int> destruction_witness(bool& destroyed) {
+inline std::shared_ptr<int> destruction_witness(bool& destroyed)
+{
   return std::shared_ptr<int>(new int(0), [&destroyed](int* p) {
     delete p;
     destroyed = true;
@@ -150,7 +171,8 @@ inline std::shared_ptr<int> destruction_witness(bool& destroyed) {
 }
 
 // Allocation counts shared by all rebound copies of a counting_allocator.
-struct allocation_counts {
+struct allocation_counts
+{
   std::atomic<std::size_t> allocations{0};
   std::atomic<std::size_t> deallocations{0};
 };
@@ -158,28 +180,35 @@ struct allocation_counts {
 // Minimal allocator that forwards to operator new and counts; used with
 // bind_allocator to prove the handler's associated allocator is used.
 template <class T>
-struct counting_allocator {
+struct counting_allocator
+{
   using value_type = T;
   allocation_counts* counts;
 
   explicit counting_allocator(allocation_counts& c) noexcept : counts(&c) {}
   template <class U>
-  counting_allocator(const counting_allocator<U>& other) noexcept : counts(other.counts) {}
+  counting_allocator(const counting_allocator<U>& other) noexcept
+    : counts(other.counts)
+  {}
 
-  T* allocate(std::size_t n) {
+  T* allocate(std::size_t n)
+  {
     ++counts->allocations;
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
-  void deallocate(T* p, std::size_t) noexcept {
+  void deallocate(T* p, std::size_t) noexcept
+  {
     ++counts->deallocations;
     ::operator delete(p);
   }
   template <class U>
-  bool operator==(const counting_allocator<U>& other) const noexcept {
+  bool operator==(const counting_allocator<U>& other) const noexcept
+  {
     return counts == other.counts;
   }
   template <class U>
-  bool operator!=(const counting_allocator<U>& other) const noexcept {
+  bool operator!=(const counting_allocator<U>& other) const noexcept
+  {
     return counts != other.counts;
   }
 };
@@ -190,40 +219,77 @@ struct counting_allocator {
 // wheel_timer exactly where the steady_timer of the Asio being compiled has
 // them: before Asio 1.34 / Boost 1.87, and unless (BOOST_)ASIO_NO_DEPRECATED).
 template <class Timer>
-struct deprecated_members {
+struct deprecated_members
+{
   using duration = typename Timer::duration;
   using time_point = typename Timer::time_point;
 
-  static constexpr bool expires_from_now_getter = requires(const Timer& t) { t.expires_from_now(); };
-  static constexpr bool expires_from_now_setter = requires(Timer& t, const duration& d) { t.expires_from_now(d); };
+  static constexpr bool expires_from_now_getter = requires(const Timer& t)
+  {
+    t.expires_from_now();
+  };
+  static constexpr bool expires_from_now_setter =
+      requires(Timer & t, const duration& d)
+  {
+    t.expires_from_now(d);
+  };
   static constexpr bool expires_from_now_setter_ec =
-      requires(Timer& t, const duration& d, error_code& ec) { t.expires_from_now(d, ec); };
-  static constexpr bool expires_at_getter = requires(const Timer& t) { t.expires_at(); };
+      requires(Timer & t, const duration& d, error_code& ec)
+  {
+    t.expires_from_now(d, ec);
+  };
+  static constexpr bool expires_at_getter = requires(const Timer& t)
+  {
+    t.expires_at();
+  };
   static constexpr bool expires_at_setter_ec =
-      requires(Timer& t, const time_point& tp, error_code& ec) { t.expires_at(tp, ec); };
-  static constexpr bool cancel_ec = requires(Timer& t, error_code& ec) { t.cancel(ec); };
-  static constexpr bool cancel_one_ec = requires(Timer& t, error_code& ec) { t.cancel_one(ec); };
+      requires(Timer & t, const time_point& tp, error_code& ec)
+  {
+    t.expires_at(tp, ec);
+  };
+  static constexpr bool cancel_ec = requires(Timer & t, error_code& ec)
+  {
+    t.cancel(ec);
+  };
+  static constexpr bool cancel_one_ec = requires(Timer & t, error_code& ec)
+  {
+    t.cancel_one(ec);
+  };
 
-  static constexpr bool any = expires_from_now_getter || expires_from_now_setter || expires_from_now_setter_ec ||
-                              expires_at_getter || expires_at_setter_ec || cancel_ec || cancel_one_ec;
+  static constexpr bool any = expires_from_now_getter || expires_from_now_setter
+      || expires_from_now_setter_ec || expires_at_getter || expires_at_setter_ec
+      || cancel_ec || cancel_one_ec;
 
   // Where a member exists, it returns what basic_waitable_timer's returns.
-  static constexpr bool return_types_as_in_asio =
-      (!expires_from_now_getter ||
-       requires(const Timer& t) { { t.expires_from_now() } -> std::same_as<duration>; }) &&
-      (!expires_from_now_setter ||
-       requires(Timer& t, const duration& d) { { t.expires_from_now(d) } -> std::same_as<std::size_t>; }) &&
-      (!expires_from_now_setter_ec ||
-       requires(Timer& t, const duration& d, error_code& ec) {
-         { t.expires_from_now(d, ec) } -> std::same_as<std::size_t>;
-       }) &&
-      (!expires_at_getter || requires(const Timer& t) { { t.expires_at() } -> std::same_as<time_point>; }) &&
-      (!expires_at_setter_ec ||
-       requires(Timer& t, const time_point& tp, error_code& ec) {
-         { t.expires_at(tp, ec) } -> std::same_as<std::size_t>;
-       }) &&
-      (!cancel_ec || requires(Timer& t, error_code& ec) { { t.cancel(ec) } -> std::same_as<std::size_t>; }) &&
-      (!cancel_one_ec || requires(Timer& t, error_code& ec) { { t.cancel_one(ec) } -> std::same_as<std::size_t>; });
+  static constexpr bool return_types_as_in_asio = (!expires_from_now_getter || requires(const Timer& t) {
+    {
+      t.expires_from_now()
+      } -> std::same_as<duration>;
+  }) && (!expires_from_now_setter || requires(Timer & t, const duration& d) {
+    {
+      t.expires_from_now(d)
+      } -> std::same_as<std::size_t>;
+  }) && (!expires_from_now_setter_ec || requires(Timer & t, const duration& d, error_code& ec) {
+    {
+      t.expires_from_now(d, ec)
+      } -> std::same_as<std::size_t>;
+  }) && (!expires_at_getter || requires(const Timer& t) {
+    {
+      t.expires_at()
+      } -> std::same_as<time_point>;
+  }) && (!expires_at_setter_ec || requires(Timer & t, const time_point& tp, error_code& ec) {
+    {
+      t.expires_at(tp, ec)
+      } -> std::same_as<std::size_t>;
+  }) && (!cancel_ec || requires(Timer & t, error_code& ec) {
+    {
+      t.cancel(ec)
+      } -> std::same_as<std::size_t>;
+  }) && (!cancel_one_ec || requires(Timer & t, error_code& ec) {
+    {
+      t.cancel_one(ec)
+      } -> std::same_as<std::size_t>;
+  });
 };
 
 #if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
@@ -236,35 +302,51 @@ inline constexpr bool asio_has_deprecated_timer_members = false;
 // steady_timer has it, and the library's ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS
 // says the same as this Asio's steady_timer.
 template <class Timer>
-constexpr void check_deprecated_members_match_steady_timer() {
+constexpr void check_deprecated_members_match_steady_timer()
+{
   using timer = deprecated_members<Timer>;
   using reference = deprecated_members<asio::steady_timer>;
-  static_assert(timer::expires_from_now_getter == reference::expires_from_now_getter,
-                "expires_from_now(): present on only one of Timer and this Asio's steady_timer");
-  static_assert(timer::expires_from_now_setter == reference::expires_from_now_setter,
-                "expires_from_now(d): present on only one of Timer and this Asio's steady_timer");
-  static_assert(timer::expires_from_now_setter_ec == reference::expires_from_now_setter_ec,
-                "expires_from_now(d, ec): present on only one of Timer and this Asio's steady_timer");
+  static_assert(
+      timer::expires_from_now_getter == reference::expires_from_now_getter,
+      "expires_from_now(): present on only one of Timer and this Asio's "
+      "steady_timer");
+  static_assert(
+      timer::expires_from_now_setter == reference::expires_from_now_setter,
+      "expires_from_now(d): present on only one of Timer and this Asio's "
+      "steady_timer");
+  static_assert(timer::expires_from_now_setter_ec
+          == reference::expires_from_now_setter_ec,
+      "expires_from_now(d, ec): present on only one of Timer and this Asio's "
+      "steady_timer");
   static_assert(timer::expires_at_getter == reference::expires_at_getter,
-                "expires_at() getter: present on only one of Timer and this Asio's steady_timer");
+      "expires_at() getter: present on only one of Timer and this Asio's "
+      "steady_timer");
   static_assert(timer::expires_at_setter_ec == reference::expires_at_setter_ec,
-                "expires_at(tp, ec): present on only one of Timer and this Asio's steady_timer");
+      "expires_at(tp, ec): present on only one of Timer and this Asio's "
+      "steady_timer");
   static_assert(timer::cancel_ec == reference::cancel_ec,
-                "cancel(ec): present on only one of Timer and this Asio's steady_timer");
+      "cancel(ec): present on only one of Timer and this Asio's steady_timer");
   static_assert(timer::cancel_one_ec == reference::cancel_one_ec,
-                "cancel_one(ec): present on only one of Timer and this Asio's steady_timer");
-  static_assert(timer::return_types_as_in_asio, "a deprecated member returns another type than in Asio");
+      "cancel_one(ec): present on only one of Timer and this Asio's "
+      "steady_timer");
+  static_assert(timer::return_types_as_in_asio,
+      "a deprecated member returns another type than in Asio");
 
   // The reference has all seven or none, as the library's gate says.
-  static_assert(reference::expires_from_now_getter == asio_has_deprecated_timer_members &&
-                    reference::expires_from_now_setter == asio_has_deprecated_timer_members &&
-                    reference::expires_from_now_setter_ec == asio_has_deprecated_timer_members &&
-                    reference::expires_at_getter == asio_has_deprecated_timer_members &&
-                    reference::expires_at_setter_ec == asio_has_deprecated_timer_members &&
-                    reference::cancel_ec == asio_has_deprecated_timer_members &&
-                    reference::cancel_one_ec == asio_has_deprecated_timer_members,
-                "ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS (detail/config.hpp) disagrees with this Asio's "
-                "steady_timer");
+  static_assert(
+      reference::expires_from_now_getter == asio_has_deprecated_timer_members
+          && reference::expires_from_now_setter
+              == asio_has_deprecated_timer_members
+          && reference::expires_from_now_setter_ec
+              == asio_has_deprecated_timer_members
+          && reference::expires_at_getter == asio_has_deprecated_timer_members
+          && reference::expires_at_setter_ec
+              == asio_has_deprecated_timer_members
+          && reference::cancel_ec == asio_has_deprecated_timer_members
+          && reference::cancel_one_ec == asio_has_deprecated_timer_members,
+      "ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS (detail/config.hpp) disagrees "
+      "with this Asio's "
+      "steady_timer");
 }
 
 }  // namespace conformance

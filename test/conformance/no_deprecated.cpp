@@ -8,24 +8,31 @@
 #include "conformance.hpp"
 
 #if !defined(BOOST_ASIO_NO_DEPRECATED) || !defined(ASIO_NO_DEPRECATED)
-# error "no_deprecated.cpp must be compiled with BOOST_ASIO_NO_DEPRECATED and ASIO_NO_DEPRECATED"
+# error                                                                        \
+     "no_deprecated.cpp must be compiled with BOOST_ASIO_NO_DEPRECATED and ASIO_NO_DEPRECATED"
 #endif
 #if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
-# error "ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS is defined although Asio's deprecated members are off"
+# error                                                                        \
+     "ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS is defined although Asio's deprecated members are off"
 #endif
 
 using namespace conformance;
 
 BOOST_AUTO_TEST_SUITE(no_deprecated)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(deprecated_members_are_absent_as_on_steady_timer, Timer, timer_types) {
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    deprecated_members_are_absent_as_on_steady_timer, Timer, timer_types)
+{
   check_deprecated_members_match_steady_timer<Timer>();  // static_asserts
-  static_assert(!deprecated_members<Timer>::any, "a deprecated member survived (BOOST_)ASIO_NO_DEPRECATED");
+  static_assert(!deprecated_members<Timer>::any,
+      "a deprecated member survived (BOOST_)ASIO_NO_DEPRECATED");
   BOOST_TEST(!deprecated_members<Timer>::any);
-  BOOST_TEST_MESSAGE("no deprecated members with " << asio_description() << " and ASIO_NO_DEPRECATED");
+  BOOST_TEST_MESSAGE("no deprecated members with "
+      << asio_description() << " and ASIO_NO_DEPRECATED");
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(wait_completes_at_expiry, Timer, timer_types) {
+BOOST_AUTO_TEST_CASE_TEMPLATE(wait_completes_at_expiry, Timer, timer_types)
+{
   test_context<Timer> io;
   Timer timer(io, 1ms);
   completion_record record;

@@ -31,12 +31,13 @@ void check(bool ok, const std::string& what)
 void print(const char* name, const flavour_report& r)
 {
   std::cout << name << ": Asio " << r.asio_version << ", timer " << r.timer_type
-            << "\n  service " << r.service_type << "\n  error_code " << r.error_code_type
-            << "\n  20 ms wait: " << (r.expired ? "expired" : "NOT expired") << " after "
-            << r.waited_ms << " ms; cancelled wait: "
+            << "\n  service " << r.service_type << "\n  error_code "
+            << r.error_code_type
+            << "\n  20 ms wait: " << (r.expired ? "expired" : "NOT expired")
+            << " after " << r.waited_ms << " ms; cancelled wait: "
             << (r.aborted ? "operation_aborted" : "NOT aborted")
-            << "; stats: " << r.waits_expired << " expired, " << r.waits_cancelled
-            << " cancelled\n";
+            << "; stats: " << r.waits_expired << " expired, "
+            << r.waits_cancelled << " cancelled\n";
 }
 
 bool contains(const std::string& s, const std::string& part)
@@ -44,22 +45,29 @@ bool contains(const std::string& s, const std::string& part)
   return s.find(part) != std::string::npos;
 }
 
-void check_half(const char* name, const flavour_report& r, const std::string& ns,
-    const std::string& error_code_type)
+void check_half(const char* name, const flavour_report& r,
+    const std::string& ns, const std::string& error_code_type)
 {
-  check(r.expired && r.waited_ms >= 20, std::string(name) + ": the 20 ms wait expired, not early");
-  check(r.aborted, std::string(name) + ": the cancelled wait completed with operation_aborted");
+  check(r.expired && r.waited_ms >= 20,
+      std::string(name) + ": the 20 ms wait expired, not early");
+  check(r.aborted,
+      std::string(name)
+          + ": the cancelled wait completed with operation_aborted");
   check(r.waits_expired == 1 && r.waits_cancelled == 1,
-      std::string(name) + ": its service counted 1 expired and 1 cancelled wait");
+      std::string(name)
+          + ": its service counted 1 expired and 1 cancelled wait");
   check(contains(r.timer_type, "asio_wheel::" + ns + "::basic_wheel_timer<"),
-      std::string(name) + ": the timer is asio_wheel::" + ns + "::basic_wheel_timer");
-  check(contains(r.service_type, "asio_wheel::" + ns + "::wheel_timer_service<"),
-      std::string(name) + ": the service is asio_wheel::" + ns + "::wheel_timer_service");
+      std::string(name) + ": the timer is asio_wheel::" + ns
+          + "::basic_wheel_timer");
+  check(
+      contains(r.service_type, "asio_wheel::" + ns + "::wheel_timer_service<"),
+      std::string(name) + ": the service is asio_wheel::" + ns
+          + "::wheel_timer_service");
   check(r.error_code_type == error_code_type,
       std::string(name) + ": error_code is " + error_code_type);
 }
 
-} // namespace
+}  // namespace
 
 int main()
 {
@@ -68,12 +76,15 @@ int main()
   print("Boost.Asio flavour", boost);
   print("standalone flavour", standalone);
 
-  check_half("Boost.Asio flavour", boost, "boost_asio", "boost::system::error_code");
-  check_half("standalone flavour", standalone, "standalone_asio", "std::error_code");
+  check_half(
+      "Boost.Asio flavour", boost, "boost_asio", "boost::system::error_code");
+  check_half(
+      "standalone flavour", standalone, "standalone_asio", "std::error_code");
   check(boost.timer_type != standalone.timer_type
           && boost.service_type != standalone.service_type,
       "the two flavours' timer and service are distinct types");
 
-  std::cout << (failures == 0 ? "both_flavours_test: passed\n" : "both_flavours_test: FAILED\n");
+  std::cout << (failures == 0 ? "both_flavours_test: passed\n"
+                              : "both_flavours_test: FAILED\n");
   return failures == 0 ? 0 : 1;
 }

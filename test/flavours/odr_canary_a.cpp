@@ -7,4 +7,7 @@ struct odr_canary
   int value;
 };
 
-int canary_a(odr_canary* c) { return c->value; }
+int canary_a(odr_canary* c)
+{
+  return c->value;
+}

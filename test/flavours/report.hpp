@@ -13,18 +13,18 @@
 
 struct flavour_report
 {
-  long asio_version = 0;             // (BOOST_)ASIO_VERSION the half was compiled with
-  bool expired = false;              // a 20 ms wait completed with success ...
-  long long waited_ms = -1;          // ... after this long
-  bool aborted = false;              // a cancelled wait completed with operation_aborted
-  std::uint64_t waits_expired = 0;   // the service's stats
+  long asio_version = 0;  // (BOOST_)ASIO_VERSION the half was compiled with
+  bool expired = false;  // a 20 ms wait completed with success ...
+  long long waited_ms = -1;  // ... after this long
+  bool aborted = false;  // a cancelled wait completed with operation_aborted
+  std::uint64_t waits_expired = 0;  // the service's stats
   std::uint64_t waits_cancelled = 0;
-  std::string timer_type;            // demangled typeid names
+  std::string timer_type;  // demangled typeid names
   std::string service_type;
   std::string error_code_type;
 };
 
-flavour_report run_boost_flavour();       // side.cpp, Boost.Asio flavour
+flavour_report run_boost_flavour();  // side.cpp, Boost.Asio flavour
 flavour_report run_standalone_flavour();  // side.cpp, standalone flavour
 
-#endif // ASIO_WHEEL_TEST_FLAVOURS_REPORT_HPP
+#endif  // ASIO_WHEEL_TEST_FLAVOURS_REPORT_HPP

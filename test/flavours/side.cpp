@@ -23,7 +23,7 @@
 # include <asio/io_context.hpp>
 # include <asio/version.hpp>
 // The promise of the standalone flavour: neither Boost.Asio nor Boost.System came in.
-# if defined(BOOST_ASIO_DETAIL_CONFIG_HPP) || defined(BOOST_ASIO_VERSION) \
+# if defined(BOOST_ASIO_DETAIL_CONFIG_HPP) || defined(BOOST_ASIO_VERSION)      \
      || defined(BOOST_SYSTEM_DETAIL_CONFIG_HPP_INCLUDED)
 #  error "the standalone flavour included a Boost.Asio or Boost.System header"
 # endif
@@ -33,7 +33,7 @@
 namespace {
 namespace net = ::asio;
 using error_code = std::error_code;
-} // namespace
+}  // namespace
 #else
 # include <boost/asio/io_context.hpp>
 # include <boost/asio/version.hpp>
@@ -43,16 +43,17 @@ using error_code = std::error_code;
 namespace {
 namespace net = ::boost::asio;
 using error_code = ::boost::system::error_code;
-} // namespace
+}  // namespace
 #endif
 
 // asio_wheel::wheel_timer is the flavour's own, in its inline namespace.
 static_assert(std::is_same_v<asio_wheel::wheel_timer,
-    asio_wheel::FLAVOUR_NAMESPACE::wheel_timer>,
+                  asio_wheel::FLAVOUR_NAMESPACE::wheel_timer>,
     "asio_wheel::wheel_timer is not in the flavour's inline namespace");
-static_assert(std::is_same_v<
-    asio_wheel::wheel_timer_service<std::chrono::steady_clock>,
-    asio_wheel::FLAVOUR_NAMESPACE::wheel_timer_service<std::chrono::steady_clock>>,
+static_assert(
+    std::is_same_v<asio_wheel::wheel_timer_service<std::chrono::steady_clock>,
+        asio_wheel::FLAVOUR_NAMESPACE::wheel_timer_service<
+            std::chrono::steady_clock>>,
     "wheel_timer_service is not in the flavour's inline namespace");
 
 namespace {
@@ -62,10 +63,11 @@ std::string demangle(const std::type_info& type)
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> name(
       abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
-  return status == 0 && name ? std::string(name.get()) : std::string(type.name());
+  return status == 0 && name ? std::string(name.get())
+                             : std::string(type.name());
 }
 
-} // namespace
+}  // namespace
 
 flavour_report FLAVOUR_RUN()
 {
@@ -78,7 +80,8 @@ flavour_report FLAVOUR_RUN()
   timer.async_wait([&](const error_code& ec) {
     report.expired = !ec;
     report.waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - start).count();
+        std::chrono::steady_clock::now() - start)
+                           .count();
   });
   asio_wheel::wheel_timer cancelled(io, std::chrono::seconds(30));
   cancelled.async_wait([&](const error_code& ec) {

@@ -10,7 +10,8 @@
 #include <iterator>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+extern "C" int LLVMFuzzerTestOneInput(
+    const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -22,12 +23,14 @@ bool run_file(const std::filesystem::path& p)
     std::fprintf(stderr, "corpus_replay: cannot read %s\n", p.string().c_str());
     return false;
   }
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  const std::vector<char> bytes{
+      std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  LLVMFuzzerTestOneInput(
+      reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   return true;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -54,7 +57,8 @@ int main(int argc, char** argv)
   }
   if (files == 0)
   {
-    std::fprintf(stderr, "usage: %s FILE_OR_DIRECTORY...  (no input files found)\n", argv[0]);
+    std::fprintf(stderr,
+        "usage: %s FILE_OR_DIRECTORY...  (no input files found)\n", argv[0]);
     return 1;
   }
   std::printf("corpus_replay: %zu inputs agree with the model\n", files);

@@ -18,7 +18,8 @@
 #include <cstdlib>
 #include <limits>
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+extern "C" int LLVMFuzzerTestOneInput(
+    const std::uint8_t* data, std::size_t size)
 {
   using namespace asio_wheel_model;
   if (size == 0)
@@ -34,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   {
     static bool warned = false;
     if (!warned)
-      std::fprintf(stderr, "timer_ops_fuzzer: the manual clock is nearly exhausted; inputs are"
+      std::fprintf(stderr,
+          "timer_ops_fuzzer: the manual clock is nearly exhausted; inputs are"
           " skipped from now on, restart the fuzzer\n");
     warned = true;
     return 0;
@@ -43,9 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<timer_op> ops = decode_ops(data + 1, size - 1);
   if (const auto f = run_program(config, ops))
   {
-    std::fprintf(stderr, "timer_ops_fuzzer: the library disagrees with the model (%s)\n"
-        "  after op %zu of %zu: [%s] %s\n  program:\n", describe(config).c_str(), f->op_index,
-        ops.size(), f->category.c_str(), f->message.c_str());
+    std::fprintf(stderr,
+        "timer_ops_fuzzer: the library disagrees with the model (%s)\n"
+        "  after op %zu of %zu: [%s] %s\n  program:\n",
+        describe(config).c_str(), f->op_index, ops.size(), f->category.c_str(),
+        f->message.c_str());
     for (std::size_t i = 0; i < ops.size(); ++i)
       std::fprintf(stderr, "    %zu: %s\n", i, describe(ops[i]).c_str());
     std::abort();  // libFuzzer saves the input as a crash reproducer

@@ -51,14 +51,25 @@ std::int32_t random_expiry_amount(std::mt19937_64& rng, std::size_t slots)
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
   switch (rng() % 16)
   {
-  case 0: return far_future;
-  case 1: return far_past;
-  case 2: return 0;
-  case 3: return -static_cast<std::int32_t>(rng() % (2 * revolution));           // in the past
-  case 4: case 5: return static_cast<std::int32_t>(rng() % 4 + 1) * 16;         // on a boundary
-  case 6: return static_cast<std::int32_t>(rng() % 8 + 1) * revolution + static_cast<std::int32_t>(rng() % 3) - 1;
-  case 7: return static_cast<std::int32_t>(rng() % (20 * revolution));          // many rounds
-  default: return static_cast<std::int32_t>(rng() % (3 * revolution)) + 1;      // within 3 revs
+  case 0:
+    return far_future;
+  case 1:
+    return far_past;
+  case 2:
+    return 0;
+  case 3:
+    return -static_cast<std::int32_t>(rng() % (2 * revolution));  // in the past
+  case 4:
+  case 5:
+    return static_cast<std::int32_t>(rng() % 4 + 1) * 16;  // on a boundary
+  case 6:
+    return static_cast<std::int32_t>(rng() % 8 + 1) * revolution
+        + static_cast<std::int32_t>(rng() % 3) - 1;
+  case 7:
+    return static_cast<std::int32_t>(rng() % (20 * revolution));  // many rounds
+  default:
+    return static_cast<std::int32_t>(rng() % (3 * revolution))
+        + 1;  // within 3 revs
   }
 }
 
@@ -70,15 +81,30 @@ std::int32_t random_step_amount(std::mt19937_64& rng, std::size_t slots)
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
   switch (rng() % 16)
   {
-  case 0: return far_past;
-  case 1: return far_future;
-  case 2: return 0;
-  case 3: case 4: case 5: return -static_cast<std::int32_t>(rng() % 16) - 1;          // in the tick
-  case 6: case 7: case 8: return -static_cast<std::int32_t>(rng() % (4 * 16)) - 1;    // a few ticks
-  case 9: return -static_cast<std::int32_t>(rng() % 4 + 1) * 16;                       // whole ticks
-  case 10: case 11: return -revolution - static_cast<std::int32_t>(rng() % (3 * revolution));
-  case 12: case 13: return static_cast<std::int32_t>(rng() % 16) + 1;                 // forward
-  default: return static_cast<std::int32_t>(rng() % (4 * 16)) + 1;
+  case 0:
+    return far_past;
+  case 1:
+    return far_future;
+  case 2:
+    return 0;
+  case 3:
+  case 4:
+  case 5:
+    return -static_cast<std::int32_t>(rng() % 16) - 1;  // in the tick
+  case 6:
+  case 7:
+  case 8:
+    return -static_cast<std::int32_t>(rng() % (4 * 16)) - 1;  // a few ticks
+  case 9:
+    return -static_cast<std::int32_t>(rng() % 4 + 1) * 16;  // whole ticks
+  case 10:
+  case 11:
+    return -revolution - static_cast<std::int32_t>(rng() % (3 * revolution));
+  case 12:
+  case 13:
+    return static_cast<std::int32_t>(rng() % 16) + 1;  // forward
+  default:
+    return static_cast<std::int32_t>(rng() % (4 * 16)) + 1;
   }
 }
 
@@ -90,12 +116,21 @@ std::int32_t random_tolerance_amount(std::mt19937_64& rng, std::size_t slots)
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
   switch (rng() % 10)
   {
-  case 0: case 1: return 0;
-  case 2: return far_future;                                                   // duration::max()
-  case 3: return far_past;                                                     // -1 ns: throws
-  case 4: case 5: return static_cast<std::int32_t>(rng() % (4 * 16)) + 1;     // under 4 ticks
-  case 6: case 7: return static_cast<std::int32_t>(rng() % 4 + 1) * 16;       // whole ticks
-  default: return revolution + static_cast<std::int32_t>(rng() % (3 * revolution));
+  case 0:
+  case 1:
+    return 0;
+  case 2:
+    return far_future;  // duration::max()
+  case 3:
+    return far_past;  // -1 ns: throws
+  case 4:
+  case 5:
+    return static_cast<std::int32_t>(rng() % (4 * 16)) + 1;  // under 4 ticks
+  case 6:
+  case 7:
+    return static_cast<std::int32_t>(rng() % 4 + 1) * 16;  // whole ticks
+  default:
+    return revolution + static_cast<std::int32_t>(rng() % (3 * revolution));
   }
 }
 
@@ -104,10 +139,16 @@ std::int32_t random_advance_amount(std::mt19937_64& rng, std::size_t slots)
   const auto revolution = static_cast<std::int32_t>(slots * units_per_tick);
   switch (rng() % 8)
   {
-  case 0: return 16;                                                            // one tick
-  case 1: return revolution + static_cast<std::int32_t>(rng() % (3 * revolution));  // > 1 revolution
-  case 2: return static_cast<std::int32_t>(rng() % 4);                         // a sliver
-  default: return static_cast<std::int32_t>(rng() % (2 * 16)) + 1;             // within 2 ticks
+  case 0:
+    return 16;  // one tick
+  case 1:
+    return revolution
+        + static_cast<std::int32_t>(
+            rng() % (3 * revolution));  // > 1 revolution
+  case 2:
+    return static_cast<std::int32_t>(rng() % 4);  // a sliver
+  default:
+    return static_cast<std::int32_t>(rng() % (2 * 16)) + 1;  // within 2 ticks
   }
 }
 
@@ -124,20 +165,26 @@ void add_tolerance(program& p, std::uint64_t seed)
   if (kind >= 4)
     return;
   if (kind < 2)
-    p.config.tolerance = 1 + static_cast<std::size_t>(rng() % (tolerance_count - 1));
+    p.config.tolerance =
+        1 + static_cast<std::size_t>(rng() % (tolerance_count - 1));
   const bool own = kind != 1;
-  const auto revolution = static_cast<std::int32_t>(p.config.slots * units_per_tick);
+  const auto revolution =
+      static_cast<std::int32_t>(p.config.slots * units_per_tick);
   std::vector<timer_op> ops;
   for (const timer_op& op : p.ops)
   {
     // About one op in eight, so that timers wait under their own tolerance and change it with
     // waits pending.
     if (own && rng() % 8 == 0)
-      ops.push_back({op_kind::set_tolerance, static_cast<std::uint8_t>(rng() % timer_count), 0,
+      ops.push_back({op_kind::set_tolerance,
+          static_cast<std::uint8_t>(rng() % timer_count), 0,
           random_tolerance_amount(rng, p.config.slots)});
     if (rng() % 12 == 0)
-      ops.push_back({op_kind::advance_in_steps, 0, static_cast<std::uint8_t>(rng() % 4),
-          static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(2 * revolution)) + 1});
+      ops.push_back(
+          {op_kind::advance_in_steps, 0, static_cast<std::uint8_t>(rng() % 4),
+              static_cast<std::int32_t>(
+                  rng() % static_cast<std::uint64_t>(2 * revolution))
+                  + 1});
     ops.push_back(op);
   }
   p.ops = std::move(ops);
@@ -158,24 +205,48 @@ program make_program(std::uint64_t seed)
   // Relative frequencies of the operations: waits and clock moves dominate, so timers carry
   // several pending waits when they are cancelled, moved or rescheduled. The wall clock also
   // steps, about as often as it advances.
-  struct weighted { op_kind kind; unsigned weight; };
+  struct weighted
+  {
+    op_kind kind;
+    unsigned weight;
+  };
   static constexpr weighted steady_weights[] = {
-    {op_kind::create, 6}, {op_kind::async_wait, 14}, {op_kind::cancel, 2},
-    {op_kind::cancel_one, 3}, {op_kind::expires_at, 3}, {op_kind::expires_after, 3},
-    {op_kind::reschedule_at, 4}, {op_kind::reschedule_after, 4}, {op_kind::move_construct, 2},
-    {op_kind::move_assign, 2}, {op_kind::destroy, 2}, {op_kind::advance, 8},
-    {op_kind::advance_in_steps, 2}, {op_kind::emit_cancellation, 3},
+      {op_kind::create, 6},
+      {op_kind::async_wait, 14},
+      {op_kind::cancel, 2},
+      {op_kind::cancel_one, 3},
+      {op_kind::expires_at, 3},
+      {op_kind::expires_after, 3},
+      {op_kind::reschedule_at, 4},
+      {op_kind::reschedule_after, 4},
+      {op_kind::move_construct, 2},
+      {op_kind::move_assign, 2},
+      {op_kind::destroy, 2},
+      {op_kind::advance, 8},
+      {op_kind::advance_in_steps, 2},
+      {op_kind::emit_cancellation, 3},
   };
   static constexpr weighted wall_weights[] = {
-    {op_kind::create, 6}, {op_kind::async_wait, 14}, {op_kind::cancel, 2},
-    {op_kind::cancel_one, 3}, {op_kind::expires_at, 3}, {op_kind::expires_after, 3},
-    {op_kind::reschedule_at, 4}, {op_kind::reschedule_after, 4}, {op_kind::move_construct, 2},
-    {op_kind::move_assign, 2}, {op_kind::destroy, 2}, {op_kind::advance, 8},
-    {op_kind::advance_in_steps, 2}, {op_kind::emit_cancellation, 3}, {op_kind::step_clock, 6},
+      {op_kind::create, 6},
+      {op_kind::async_wait, 14},
+      {op_kind::cancel, 2},
+      {op_kind::cancel_one, 3},
+      {op_kind::expires_at, 3},
+      {op_kind::expires_after, 3},
+      {op_kind::reschedule_at, 4},
+      {op_kind::reschedule_after, 4},
+      {op_kind::move_construct, 2},
+      {op_kind::move_assign, 2},
+      {op_kind::destroy, 2},
+      {op_kind::advance, 8},
+      {op_kind::advance_in_steps, 2},
+      {op_kind::emit_cancellation, 3},
+      {op_kind::step_clock, 6},
   };
   const auto weights = p.config.wall_clock
       ? std::vector<weighted>(std::begin(wall_weights), std::end(wall_weights))
-      : std::vector<weighted>(std::begin(steady_weights), std::end(steady_weights));
+      : std::vector<weighted>(
+          std::begin(steady_weights), std::end(steady_weights));
   unsigned total_weight = 0;
   for (const auto& w : weights)
     total_weight += w.weight;
@@ -197,18 +268,23 @@ program make_program(std::uint64_t seed)
     op.timer = static_cast<std::uint8_t>(rng() % timer_count);
     op.other = static_cast<std::uint8_t>(rng() % 32);
     if (op.kind == op_kind::step_clock && rng() % 3 == 0)
-      op.other |= 3;  // in the middle of an advance (timer_ops_encoding.hpp) more often than 1 in 4
+      op.other |=
+          3;  // in the middle of an advance (timer_ops_encoding.hpp) more often than 1 in 4
 
-    op.amount = (op.kind == op_kind::advance || op.kind == op_kind::advance_in_steps)
+    op.amount =
+        (op.kind == op_kind::advance || op.kind == op_kind::advance_in_steps)
         ? random_advance_amount(rng, p.config.slots)
-        : op.kind == op_kind::step_clock ? random_step_amount(rng, p.config.slots)
+        : op.kind == op_kind::step_clock
+        ? random_step_amount(rng, p.config.slots)
         : random_expiry_amount(rng, p.config.slots);
     if (op.kind == op_kind::step_clock && op.other % 4 == 3 && rng() % 2 == 0)
     {
       // In the middle of an advance of 4 * n ticks: back to somewhere in those ticks, where
       // the pass may have left waits undecided.
       const std::int32_t forward = 4 * 16 * ((op.other >> 2) % 4 + 1);
-      op.amount = -static_cast<std::int32_t>(rng() % static_cast<unsigned>(forward)) - 1;
+      op.amount =
+          -static_cast<std::int32_t>(rng() % static_cast<unsigned>(forward))
+          - 1;
       op.other |= 16;  // and a wait begins there
     }
     p.ops.push_back(op);
@@ -239,9 +315,11 @@ std::vector<timer_op> minimise(std::vector<timer_op> ops, StillFails&& fails)
     for (std::size_t start = 0; start < ops.size() && !reduced; start += chunk)
     {
       // Try the complement of [start, start + chunk).
-      std::vector<timer_op> complement(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(start));
+      std::vector<timer_op> complement(
+          ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(start));
       const std::size_t end = std::min(ops.size(), start + chunk);
-      complement.insert(complement.end(), ops.begin() + static_cast<std::ptrdiff_t>(end), ops.end());
+      complement.insert(complement.end(),
+          ops.begin() + static_cast<std::ptrdiff_t>(end), ops.end());
       if (still_fails(complement))
       {
         ops = std::move(complement);
@@ -267,25 +345,28 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback)
 
 std::string report(std::uint64_t seed, const program& p, const failure& f)
 {
-  const std::vector<timer_op> shortest = minimise(p.ops, [&](const std::vector<timer_op>& ops) {
-    const auto again = run_program(p.config, ops);
-    return again && again->category == f.category;
-  });
+  const std::vector<timer_op> shortest =
+      minimise(p.ops, [&](const std::vector<timer_op>& ops) {
+        const auto again = run_program(p.config, ops);
+        return again && again->category == f.category;
+      });
   const auto again = run_program(p.config, shortest);
   std::ostringstream s;
   s << "seed " << seed << " fails (" << describe(p.config) << ")\n"
-    << "  after op " << f.op_index << " of " << p.ops.size() << ": [" << f.category << "] "
-    << f.message << "\n"
-    << "  shortest program failing the same way (" << shortest.size() << " ops; rerun with "
+    << "  after op " << f.op_index << " of " << p.ops.size() << ": ["
+    << f.category << "] " << f.message << "\n"
+    << "  shortest program failing the same way (" << shortest.size()
+    << " ops; rerun with "
     << "ASIO_WHEEL_MODEL_SEED=" << seed << "):\n";
   for (std::size_t i = 0; i < shortest.size(); ++i)
     s << "    " << i << ": " << describe(shortest[i]) << "\n";
   if (again)
-    s << "  which fails after op " << again->op_index << ": " << again->message << "\n";
+    s << "  which fails after op " << again->op_index << ": " << again->message
+      << "\n";
   return s.str();
 }
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
 {
@@ -302,7 +383,8 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
   // so a bug that breaks most seeds does not drown the log.
   constexpr std::size_t max_full_reports = 3;
   std::size_t failures = 0;
-  std::map<std::string, std::pair<std::size_t, std::uint64_t>> by_category;  // count, first seed
+  std::map<std::string, std::pair<std::size_t, std::uint64_t>>
+      by_category;  // count, first seed
   run_summary totals;
   const auto started = std::chrono::steady_clock::now();
   for (std::uint64_t seed = first; seed < first + count; ++seed)
@@ -314,7 +396,8 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     totals.waits_started += summary.waits_started;
     totals.waits_succeeded += summary.waits_succeeded;
     totals.waits_aborted += summary.waits_aborted;
-    totals.max_lateness_stepped = std::max(totals.max_lateness_stepped, summary.max_lateness_stepped);
+    totals.max_lateness_stepped =
+        std::max(totals.max_lateness_stepped, summary.max_lateness_stepped);
     totals.clock_steps_back_made += summary.clock_steps_back_made;
     totals.clock_steps_back += summary.clock_steps_back;
     totals.waits_before_boundary += summary.waits_before_boundary;
@@ -324,7 +407,8 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     if (f)
     {
       ++failures;
-      auto [it, first_of_category] = by_category.try_emplace(f->category, 0, seed);
+      auto [it, first_of_category] =
+          by_category.try_emplace(f->category, 0, seed);
       ++it->second.first;
       if (first_of_category && by_category.size() <= max_full_reports)
         BOOST_ERROR(report(seed, p, *f));
@@ -335,32 +419,45 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     std::ostringstream s;
     s << failures << " of " << count << " seeds fail:";
     for (const auto& [category, counted] : by_category)
-      s << "\n  [" << category << "] " << counted.first << " seeds, first seed " << counted.second;
+      s << "\n  [" << category << "] " << counted.first << " seeds, first seed "
+        << counted.second;
     BOOST_ERROR(s.str());
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  BOOST_TEST_MESSAGE(count << " seeds (" << first << ".." << first + count - 1 << "), "
-      << totals.ops_run << " ops, " << totals.waits_started << " waits ("
-      << totals.waits_succeeded << " expired, " << totals.waits_aborted << " aborted), "
-      << failures << " failing seeds, " << seconds << " s; max lateness beyond the tolerance"
-      << " while the clock moved in steps of <= 1/4 tick: " << totals.max_lateness_stepped.count()
-      << " ns of manual time (tick " << model_tick.count() << " ns); wall clock: "
-      << totals.clock_steps_back_made << " steps back, " << totals.clock_steps_back
-      << " rewinds of the wheel, " << totals.waits_before_boundary << " waits completed before"
-      << " their tick boundary; tolerance: " << totals.tolerant_waits_succeeded << " waits expired"
-      << " with one, " << totals.waits_held_by_tolerance << " of them held past their tick"
-      << " boundary, wakeups_saved " << totals.wakeups_saved);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
+  BOOST_TEST_MESSAGE(
+      count << " seeds (" << first << ".." << first + count - 1 << "), "
+            << totals.ops_run << " ops, " << totals.waits_started << " waits ("
+            << totals.waits_succeeded << " expired, " << totals.waits_aborted
+            << " aborted), " << failures << " failing seeds, " << seconds
+            << " s; max lateness beyond the tolerance"
+            << " while the clock moved in steps of <= 1/4 tick: "
+            << totals.max_lateness_stepped.count()
+            << " ns of manual time (tick " << model_tick.count()
+            << " ns); wall clock: " << totals.clock_steps_back_made
+            << " steps back, " << totals.clock_steps_back
+            << " rewinds of the wheel, " << totals.waits_before_boundary
+            << " waits completed before"
+            << " their tick boundary; tolerance: "
+            << totals.tolerant_waits_succeeded << " waits expired"
+            << " with one, " << totals.waits_held_by_tolerance
+            << " of them held past their tick"
+            << " boundary, wakeups_saved " << totals.wakeups_saved);
   // The run must have exercised what it claims to, or it proves nothing.
   BOOST_TEST(totals.waits_succeeded > 0u);
   BOOST_TEST(totals.waits_aborted > 0u);
   if (count >= 100)
   {
-    BOOST_TEST(totals.clock_steps_back > 0u, "no program made the wheel move back");
+    BOOST_TEST(
+        totals.clock_steps_back > 0u, "no program made the wheel move back");
     BOOST_TEST(totals.waits_before_boundary > 0u,
         "no program completed a wait between its expiry and its tick boundary");
     BOOST_TEST(totals.waits_held_by_tolerance > 0u,
-        "no program had a wait completing later than its tick boundary by its tolerance");
-    BOOST_TEST(totals.wakeups_saved > 0u, "no program saved a wakeup by a tolerance");
+        "no program had a wait completing later than its tick boundary by its "
+        "tolerance");
+    BOOST_TEST(
+        totals.wakeups_saved > 0u, "no program saved a wakeup by a tolerance");
   }
 }
 
@@ -370,13 +467,12 @@ BOOST_AUTO_TEST_CASE(model_accepts_hand_checked_programs)
 {
   const wheel_config config;
   const std::vector<timer_op> wait_then_expire = {
-    {op_kind::create, 0, 0, 0},
-    {op_kind::expires_after, 0, 0, 40},   // 2.5 ticks
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::advance, 0, 0, 32},         // 2 ticks: not yet
-    {op_kind::cancel_one, 0, 0, 0},       // aborts the first wait
-    {op_kind::advance, 0, 0, 16},         // 3 ticks: the second expires
+      {op_kind::create, 0, 0, 0},
+      {op_kind::expires_after, 0, 0, 40},  // 2.5 ticks
+      {op_kind::async_wait, 0, 0, 0}, {op_kind::async_wait, 0, 0, 0},
+      {op_kind::advance, 0, 0, 32},  // 2 ticks: not yet
+      {op_kind::cancel_one, 0, 0, 0},  // aborts the first wait
+      {op_kind::advance, 0, 0, 16},  // 3 ticks: the second expires
   };
   run_summary s;
   auto f = run_program(config, wait_then_expire, &s);
@@ -385,12 +481,13 @@ BOOST_AUTO_TEST_CASE(model_accepts_hand_checked_programs)
   BOOST_TEST(s.waits_aborted == 1u);
 
   const std::vector<timer_op> reschedule_over_revolutions = {
-    {op_kind::create, 1, 2, 16 * 20},       // expires after 20 ticks (> one revolution of 16)
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::advance, 0, 0, 16 * 10},
-    {op_kind::reschedule_after, 1, 0, 16 * 40},  // now 50 ticks after the start
-    {op_kind::advance_in_steps, 0, 3, 16 * 32},
-    {op_kind::advance, 0, 0, 16 * 9},       // 51 ticks: done
+      {op_kind::create, 1, 2,
+          16 * 20},  // expires after 20 ticks (> one revolution of 16)
+      {op_kind::async_wait, 1, 0, 0}, {op_kind::advance, 0, 0, 16 * 10},
+      {op_kind::reschedule_after, 1, 0,
+          16 * 40},  // now 50 ticks after the start
+      {op_kind::advance_in_steps, 0, 3, 16 * 32},
+      {op_kind::advance, 0, 0, 16 * 9},  // 51 ticks: done
   };
   f = run_program(config, reschedule_over_revolutions, &s);
   BOOST_TEST(!f, (f ? f->message : ""));
@@ -416,7 +513,8 @@ BOOST_AUTO_TEST_CASE(minimiser_finds_the_two_ops_that_matter)
     }
     return false;
   };
-  const std::vector<timer_op> shortest = minimise(ops, needs_create_then_destroy);
+  const std::vector<timer_op> shortest =
+      minimise(ops, needs_create_then_destroy);
   BOOST_TEST_REQUIRE(shortest.size() == 2u);
   BOOST_TEST((shortest[0].kind == op_kind::create && shortest[0].timer == 3));
   BOOST_TEST((shortest[1].kind == op_kind::destroy && shortest[1].timer == 3));
@@ -443,11 +541,13 @@ BOOST_AUTO_TEST_CASE(byte_encoding_round_trips)
   BOOST_TEST(c.max_completions_per_slice == p.config.max_completions_per_slice);
   BOOST_TEST(c.single_thread_hint == p.config.single_thread_hint);
   BOOST_TEST(c.tolerance == p.config.tolerance);
-  const std::vector<timer_op> decoded = decode_ops(bytes.data() + 1, bytes.size() - 1);
+  const std::vector<timer_op> decoded =
+      decode_ops(bytes.data() + 1, bytes.size() - 1);
   BOOST_TEST_REQUIRE(decoded.size() == clamped.size());
   for (std::size_t i = 0; i < decoded.size(); ++i)
   {
-    BOOST_TEST(static_cast<int>(decoded[i].kind) == static_cast<int>(clamped[i].kind));
+    BOOST_TEST(
+        static_cast<int>(decoded[i].kind) == static_cast<int>(clamped[i].kind));
     BOOST_TEST(decoded[i].timer == clamped[i].timer);
     BOOST_TEST(decoded[i].other == clamped[i].other);
     BOOST_TEST(decoded[i].amount == clamped[i].amount);
@@ -462,9 +562,10 @@ BOOST_AUTO_TEST_CASE(byte_encoding_round_trips)
 BOOST_AUTO_TEST_CASE(moved_from_timer_has_no_expiry)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 5, 1, 64},          // t5 = timer(io, now + 4 ticks)
-    {op_kind::move_construct, 1, 5, 0},   // t1 = timer(std::move(t5))
-    {op_kind::async_wait, 5, 0, 0},       // the moved-from t5 waits: completes at once
+      {op_kind::create, 5, 1, 64},  // t5 = timer(io, now + 4 ticks)
+      {op_kind::move_construct, 1, 5, 0},  // t1 = timer(std::move(t5))
+      {op_kind::async_wait, 5, 0,
+          0},  // the moved-from t5 waits: completes at once
   };
   const auto f = run_program(wheel_config{}, program_ops);
   BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
@@ -472,14 +573,14 @@ BOOST_AUTO_TEST_CASE(moved_from_timer_has_no_expiry)
 
 // wheel_stats::queued_completions counts waits queued for a fairness slice: zero again once
 // every expired wait has been handed over, also when one timer carried several waits.
-BOOST_AUTO_TEST_CASE(queued_completions_return_to_zero_after_a_timer_with_two_waits_expires)
+BOOST_AUTO_TEST_CASE(
+    queued_completions_return_to_zero_after_a_timer_with_two_waits_expires)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 0, 0},
-    {op_kind::expires_after, 0, 0, 40},   // 2.5 ticks
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::advance, 0, 0, 48},         // 3 ticks: both expire
+      {op_kind::create, 0, 0, 0},
+      {op_kind::expires_after, 0, 0, 40},  // 2.5 ticks
+      {op_kind::async_wait, 0, 0, 0}, {op_kind::async_wait, 0, 0, 0},
+      {op_kind::advance, 0, 0, 48},  // 3 ticks: both expire
   };
   const auto f = run_program(wheel_config{}, program_ops);
   BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
@@ -492,9 +593,10 @@ BOOST_AUTO_TEST_CASE(queued_completions_return_to_zero_after_a_timer_with_two_wa
 BOOST_AUTO_TEST_CASE(reschedule_to_time_point_min_completes_pending_waits)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 2, 64},            // t0 = timer(ex, 4 ticks)
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::reschedule_at, 0, 0, far_past},  // t0.reschedule_at(time_point::min())
+      {op_kind::create, 0, 2, 64},  // t0 = timer(ex, 4 ticks)
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::reschedule_at, 0, 0,
+          far_past},  // t0.reschedule_at(time_point::min())
   };
   run_summary s;
   const auto f = run_program(wheel_config{}, program_ops, &s);
@@ -511,18 +613,14 @@ BOOST_AUTO_TEST_CASE(reschedule_to_time_point_min_completes_pending_waits)
 BOOST_AUTO_TEST_CASE(several_thread_path_hands_off_half_of_a_batch)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 0, 0},
-    {op_kind::create, 1, 0, 0},
-    {op_kind::create, 2, 0, 0},
-    {op_kind::expires_after, 0, 0, 40},
-    {op_kind::expires_after, 1, 0, 40},
-    {op_kind::expires_after, 2, 0, 40},
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::async_wait, 2, 0, 0},
-    {op_kind::advance, 0, 0, 48},         // 3 ticks: all three expire in one wakeup
+      {op_kind::create, 0, 0, 0}, {op_kind::create, 1, 0, 0},
+      {op_kind::create, 2, 0, 0}, {op_kind::expires_after, 0, 0, 40},
+      {op_kind::expires_after, 1, 0, 40}, {op_kind::expires_after, 2, 0, 40},
+      {op_kind::async_wait, 0, 0, 0}, {op_kind::async_wait, 1, 0, 0},
+      {op_kind::async_wait, 2, 0, 0},
+      {op_kind::advance, 0, 0, 48},  // 3 ticks: all three expire in one wakeup
   };
-  wheel_config several;                   // default hint: the several-thread path
+  wheel_config several;  // default hint: the several-thread path
   run_summary s;
   auto f = run_program(several, program_ops, &s);
   BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
@@ -531,7 +629,7 @@ BOOST_AUTO_TEST_CASE(several_thread_path_hands_off_half_of_a_batch)
   BOOST_TEST(s.slices == 2u);
 
   wheel_config one = several;
-  one.single_thread_hint = true;          // io_context(1): the whole batch in one slice
+  one.single_thread_hint = true;  // io_context(1): the whole batch in one slice
   f = run_program(one, program_ops, &s);
   BOOST_TEST(!f, (f ? "[" + f->category + "] " + f->message : ""));
   BOOST_TEST(s.sliced_completions == 3u);
@@ -551,24 +649,28 @@ wheel_config wall_config()
 
 std::string describe_failure(const std::optional<failure>& f)
 {
-  return f ? "[" + f->category + "] after op " + std::to_string(f->op_index) + ": " + f->message
+  return f ? "[" + f->category + "] after op " + std::to_string(f->op_index)
+          + ": " + f->message
            : std::string();
 }
 
-} // namespace
+}  // namespace
 
 // A wait armed before the clock steps back completes when the clock gets back to its expiry
 // (at the first tick boundary at or after it), not at the time it would have without the step.
-BOOST_AUTO_TEST_CASE(wall_clock_wait_armed_before_a_step_back_completes_when_the_clock_gets_back)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_wait_armed_before_a_step_back_completes_when_the_clock_gets_back)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 2, 40},          // t0 = timer(ex, 2.5 ticks)
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::step_clock, 0, 0, -48},     // back 3 ticks: now origin - 3 ticks
-    {op_kind::advance, 0, 0, 80},         // origin + 2 ticks: the wheel's count of 2.5 has
-                                          // passed, the clock has not
-    {op_kind::advance, 0, 0, 15},         // origin + 2 15/16 ticks: expiry passed, boundary not
-    {op_kind::advance, 0, 0, 1},          // origin + 3 ticks, the boundary: completes
+      {op_kind::create, 0, 2, 40},  // t0 = timer(ex, 2.5 ticks)
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::step_clock, 0, 0, -48},  // back 3 ticks: now origin - 3 ticks
+      {op_kind::advance, 0, 0,
+          80},  // origin + 2 ticks: the wheel's count of 2.5 has
+      // passed, the clock has not
+      {op_kind::advance, 0, 0,
+          15},  // origin + 2 15/16 ticks: expiry passed, boundary not
+      {op_kind::advance, 0, 0, 1},  // origin + 3 ticks, the boundary: completes
   };
   run_summary s;
   const auto f = run_program(wall_config(), program_ops, &s);
@@ -579,18 +681,20 @@ BOOST_AUTO_TEST_CASE(wall_clock_wait_armed_before_a_step_back_completes_when_the
 
 // After a step back, a new wait of d completes d later on the stepped clock, although the
 // wheel had already processed its tick: the wheel moves back (wheel_stats::clock_steps_back).
-BOOST_AUTO_TEST_CASE(wall_clock_new_wait_after_a_step_back_completes_a_duration_later)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_new_wait_after_a_step_back_completes_a_duration_later)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 1, 2, 160},         // t1 = timer(ex, 10 ticks)
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::advance, 0, 0, 160},        // t1 completes: the wheel has processed 10 ticks
-    {op_kind::step_clock, 0, 0, -80},     // back 5 ticks
-    {op_kind::create, 0, 0, 0},
-    {op_kind::expires_after, 0, 0, 32},   // 2 ticks: tick 7, which the wheel has processed
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::advance, 0, 0, 31},         // not yet
-    {op_kind::advance, 0, 0, 1},          // 2 ticks after the wait began: completes
+      {op_kind::create, 1, 2, 160},  // t1 = timer(ex, 10 ticks)
+      {op_kind::async_wait, 1, 0, 0},
+      {op_kind::advance, 0, 0,
+          160},  // t1 completes: the wheel has processed 10 ticks
+      {op_kind::step_clock, 0, 0, -80},  // back 5 ticks
+      {op_kind::create, 0, 0, 0},
+      {op_kind::expires_after, 0, 0,
+          32},  // 2 ticks: tick 7, which the wheel has processed
+      {op_kind::async_wait, 0, 0, 0}, {op_kind::advance, 0, 0, 31},  // not yet
+      {op_kind::advance, 0, 0, 1},  // 2 ticks after the wait began: completes
   };
   run_summary s;
   const auto f = run_program(wall_config(), program_ops, &s);
@@ -603,42 +707,50 @@ BOOST_AUTO_TEST_CASE(wall_clock_new_wait_after_a_step_back_completes_a_duration_
 // The library's legal choice: after a step back the wheel is ahead of the clock, and a wait
 // whose expiry has passed (expiry <= now) but whose tick boundary has not is due by both
 // counts: it completes at once, as Asio's timer would, not at the boundary. The model follows.
-BOOST_AUTO_TEST_CASE(wall_clock_wait_whose_expiry_passed_inside_a_processed_tick_completes_at_once)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_wait_whose_expiry_passed_inside_a_processed_tick_completes_at_once)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 1, 2, 160},         // t1 = timer(ex, 10 ticks)
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::advance, 0, 0, 160},        // the wheel has processed 10 ticks
-    {op_kind::step_clock, 0, 0, -56},     // back 3.5 ticks: now tick 6.5
-    {op_kind::create, 0, 0, 0},
-    {op_kind::expires_after, 0, 0, -4},   // expiry 6.25 ticks: passed; its boundary (7) not
-    {op_kind::async_wait, 0, 0, 0},       // completes at once
+      {op_kind::create, 1, 2, 160},  // t1 = timer(ex, 10 ticks)
+      {op_kind::async_wait, 1, 0, 0},
+      {op_kind::advance, 0, 0, 160},  // the wheel has processed 10 ticks
+      {op_kind::step_clock, 0, 0, -56},  // back 3.5 ticks: now tick 6.5
+      {op_kind::create, 0, 0, 0},
+      {op_kind::expires_after, 0, 0,
+          -4},  // expiry 6.25 ticks: passed; its boundary (7) not
+      {op_kind::async_wait, 0, 0, 0},  // completes at once
   };
   run_summary s;
   const auto f = run_program(wall_config(), program_ops, &s);
   BOOST_TEST(!f, describe_failure(f));
   BOOST_TEST(s.waits_succeeded == 2u);
   BOOST_TEST(s.waits_before_boundary == 1u);
-  BOOST_TEST(s.clock_steps_back == 0u, "nothing to move back for: the wait was due");
+  BOOST_TEST(
+      s.clock_steps_back == 0u, "nothing to move back for: the wait was due");
 }
 
 // Before the service's origin the ticks are negative and exact: a wait whose expiry is a
 // boundary there completes exactly at it, one inside a tick at the end of that tick.
-BOOST_AUTO_TEST_CASE(wall_clock_waits_before_the_origin_complete_at_their_negative_boundaries)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_waits_before_the_origin_complete_at_their_negative_boundaries)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::step_clock, 0, 0, -40},     // back 2.5 ticks: before the origin
-    {op_kind::create, 0, 2, 8},           // t0 = timer(ex, 0.5 tick): origin - 2 ticks, a boundary
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::create, 1, 2, 12},          // t1: origin - 1.75 ticks, boundary origin - 1 tick
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::advance, 0, 0, 7},          // not yet
-    {op_kind::advance, 0, 0, 1},          // origin - 2 ticks: t0
-    {op_kind::advance_in_steps, 0, 0, 32},  // t1 at origin - 1 tick, in steps of 1/16 tick
-    {op_kind::step_clock, 0, 0, far_past},  // origin - 1 ns
-    {op_kind::create, 2, 2, 1},           // t2: origin + 62499 ns, boundary origin + 1 tick
-    {op_kind::async_wait, 2, 0, 0},
-    {op_kind::advance_in_steps, 0, 3, 32},
+      {op_kind::step_clock, 0, 0, -40},  // back 2.5 ticks: before the origin
+      {op_kind::create, 0, 2,
+          8},  // t0 = timer(ex, 0.5 tick): origin - 2 ticks, a boundary
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::create, 1, 2,
+          12},  // t1: origin - 1.75 ticks, boundary origin - 1 tick
+      {op_kind::async_wait, 1, 0, 0},
+      {op_kind::advance, 0, 0, 7},  // not yet
+      {op_kind::advance, 0, 0, 1},  // origin - 2 ticks: t0
+      {op_kind::advance_in_steps, 0, 0,
+          32},  // t1 at origin - 1 tick, in steps of 1/16 tick
+      {op_kind::step_clock, 0, 0, far_past},  // origin - 1 ns
+      {op_kind::create, 2, 2,
+          1},  // t2: origin + 62499 ns, boundary origin + 1 tick
+      {op_kind::async_wait, 2, 0, 0},
+      {op_kind::advance_in_steps, 0, 3, 32},
   };
   run_summary s;
   const auto f = run_program(wall_config(), program_ops, &s);
@@ -651,7 +763,8 @@ BOOST_AUTO_TEST_CASE(wall_clock_waits_before_the_origin_complete_at_their_negati
 // pending, and they complete when the clock gets back to their boundary. (A library that went
 // on with the pass would decide them while the clock is before their expiry:
 // decided_after_step_back.)
-BOOST_AUTO_TEST_CASE(wall_clock_step_back_in_the_middle_of_an_advance_abandons_the_pass)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_step_back_in_the_middle_of_an_advance_abandons_the_pass)
 {
   std::vector<timer_op> program_ops;
   for (std::uint8_t t = 0; t < 4; ++t)
@@ -659,10 +772,12 @@ BOOST_AUTO_TEST_CASE(wall_clock_step_back_in_the_middle_of_an_advance_abandons_t
     program_ops.push_back({op_kind::create, t, 2, 40});  // timer(ex, 2.5 ticks)
     program_ops.push_back({op_kind::async_wait, t, 0, 0});
   }
-  program_ops.push_back({op_kind::step_clock, 0, 3, far_past});  // +4 ticks, one handler,
-                                                                 // then origin - 1 ns
-  program_ops.push_back({op_kind::advance, 0, 0, 48});  // origin + 3 ticks - 1 ns: not yet
-  program_ops.push_back({op_kind::advance, 0, 0, 1});   // past the boundary: the rest complete
+  // +4 ticks, one handler, then origin - 1 ns
+  program_ops.push_back({op_kind::step_clock, 0, 3, far_past});
+  // origin + 3 ticks - 1 ns: not yet
+  program_ops.push_back({op_kind::advance, 0, 0, 48});
+  // past the boundary: the rest complete
+  program_ops.push_back({op_kind::advance, 0, 0, 1});
   for (const bool one_thread : {true, false})
   {
     wheel_config config = wall_config();
@@ -687,11 +802,9 @@ BOOST_AUTO_TEST_CASE(wall_clock_step_back_in_the_middle_of_an_advance_abandons_t
 BOOST_AUTO_TEST_CASE(step_clock_is_skipped_on_the_steady_clock)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 2, 40},
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::step_clock, 0, 0, -48},
-    {op_kind::step_clock, 0, 3, far_past},
-    {op_kind::advance, 0, 0, 48},         // 3 ticks: completes (no step was taken)
+      {op_kind::create, 0, 2, 40}, {op_kind::async_wait, 0, 0, 0},
+      {op_kind::step_clock, 0, 0, -48}, {op_kind::step_clock, 0, 3, far_past},
+      {op_kind::advance, 0, 0, 48},  // 3 ticks: completes (no step was taken)
   };
   run_summary s;
   const auto f = run_program(wheel_config{}, program_ops, &s);
@@ -721,17 +834,20 @@ BOOST_AUTO_TEST_CASE(byte_encoding_round_trips_a_wall_clock_program)
   BOOST_TEST(c.max_completions_per_slice == p.config.max_completions_per_slice);
   BOOST_TEST(c.single_thread_hint == p.config.single_thread_hint);
   BOOST_TEST(c.tolerance == p.config.tolerance);
-  const std::vector<timer_op> decoded = decode_ops(bytes.data() + 1, bytes.size() - 1);
+  const std::vector<timer_op> decoded =
+      decode_ops(bytes.data() + 1, bytes.size() - 1);
   BOOST_TEST_REQUIRE(decoded.size() == p.ops.size());
   for (std::size_t i = 0; i < decoded.size(); ++i)
   {
-    BOOST_TEST(static_cast<int>(decoded[i].kind) == static_cast<int>(p.ops[i].kind));
+    BOOST_TEST(
+        static_cast<int>(decoded[i].kind) == static_cast<int>(p.ops[i].kind));
     BOOST_TEST(decoded[i].timer == p.ops[i].timer);
     BOOST_TEST(decoded[i].other == p.ops[i].other);
     BOOST_TEST(decoded[i].amount == p.ops[i].amount);
   }
   // A byte 0 written before the wall clock existed (bit 4 clear) still means the steady clock.
-  BOOST_TEST(!decode_config(static_cast<std::uint8_t>(bytes[0] & ~16)).wall_clock);
+  BOOST_TEST(
+      !decode_config(static_cast<std::uint8_t>(bytes[0] & ~16)).wall_clock);
 }
 
 // A wait that makes the wheel move back while a bounded advance is in progress: the pass is
@@ -739,22 +855,23 @@ BOOST_AUTO_TEST_CASE(byte_encoding_round_trips_a_wall_clock_program)
 // passed their tick boundary. (Minimised from seed 16: a library that arms its drive timer only
 // for the new wait's tick, 6, leaves t1, expiry 3 ticks, pending while the clock reads 5.5
 // ticks, until tick 6.)
-BOOST_AUTO_TEST_CASE(wall_clock_wait_that_abandons_an_advance_in_progress_leaves_no_wait_behind)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_wait_that_abandons_an_advance_in_progress_leaves_no_wait_behind)
 {
   wheel_config config = wall_config();
   config.slots = 8;
   config.max_completions_per_slice = 1;
   config.single_thread_hint = true;
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 4, 1, 46},          // t4 = timer(io, now + 2 7/8 ticks): tick 3
-    {op_kind::create, 1, 1, 48},          // t1 = timer(io, now + 3 ticks): tick 3
-    {op_kind::async_wait, 4, 0, 0},
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::create, 0, 2, 95},          // t0 = timer(ex, 5 15/16 ticks): tick 6
-    // +16 ticks; the drive timer's handler decides t4 and leaves t1 to the next slice; the
-    // clock steps back to 5.5 ticks; t0.async_wait: due at tick 6, which the pass had taken,
-    // but the clock is before its expiry: the wheel moves back. t1 (tick 3) is due now.
-    {op_kind::step_clock, 0, 3 | (3 << 2) | 16, -168},
+      {op_kind::create, 4, 1, 46},  // t4 = timer(io, now + 2 7/8 ticks): tick 3
+      {op_kind::create, 1, 1, 48},  // t1 = timer(io, now + 3 ticks): tick 3
+      {op_kind::async_wait, 4, 0, 0},
+      {op_kind::async_wait, 1, 0, 0},
+      {op_kind::create, 0, 2, 95},  // t0 = timer(ex, 5 15/16 ticks): tick 6
+      // +16 ticks; the drive timer's handler decides t4 and leaves t1 to the next slice; the
+      // clock steps back to 5.5 ticks; t0.async_wait: due at tick 6, which the pass had taken,
+      // but the clock is before its expiry: the wheel moves back. t1 (tick 3) is due now.
+      {op_kind::step_clock, 0, 3 | (3 << 2) | 16, -168},
   };
   run_summary s;
   const auto f = run_program(config, program_ops, &s);
@@ -775,7 +892,7 @@ wheel_config tolerant_config(std::size_t fraction, bool wall = false)
   return c;
 }
 
-} // namespace
+}  // namespace
 
 // Bits 5-7 of byte 0 carry the context's tolerance; a byte 0 written before tolerances existed
 // (bits 5-7 clear) means none. A quarter of the seeds have one, and set_tolerance ops come in
@@ -791,7 +908,8 @@ BOOST_AUTO_TEST_CASE(byte_encoding_carries_the_tolerance)
     const std::uint8_t b = encode_config(c);
     BOOST_TEST(decode_config(b).tolerance == i);
     BOOST_TEST(decode_config(b).wall_clock);
-    BOOST_TEST(decode_config(static_cast<std::uint8_t>(b & 31)).tolerance == 0u);
+    BOOST_TEST(
+        decode_config(static_cast<std::uint8_t>(b & 31)).tolerance == 0u);
   }
   std::size_t tolerant = 0, with_ops = 0;
   for (std::uint64_t seed = 1; seed <= 400; ++seed)
@@ -813,13 +931,15 @@ BOOST_AUTO_TEST_CASE(byte_encoding_carries_the_tolerance)
 // Under the context's 1/4, a wait of 40 ticks may complete up to 10 ticks late: never before
 // its expiry, at the latest once the clock reaches tick 50 (the model checks every settle of
 // the stepped advance, and t0.tolerance()).
-BOOST_AUTO_TEST_CASE(tolerance_of_the_context_lets_a_wait_complete_within_its_window)
+BOOST_AUTO_TEST_CASE(
+    tolerance_of_the_context_lets_a_wait_complete_within_its_window)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 2, 16 * 40},       // t0 = timer(ex, 40 ticks): tolerance 10 ticks
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::advance, 0, 0, 16 * 39},
-    {op_kind::advance_in_steps, 0, 0, 16 * 12},  // to 51 ticks in steps of 1/16 tick
+      {op_kind::create, 0, 2,
+          16 * 40},  // t0 = timer(ex, 40 ticks): tolerance 10 ticks
+      {op_kind::async_wait, 0, 0, 0}, {op_kind::advance, 0, 0, 16 * 39},
+      {op_kind::advance_in_steps, 0, 0,
+          16 * 12},  // to 51 ticks in steps of 1/16 tick
   };
   run_summary s;
   const auto f = run_program(tolerant_config(2), program_ops, &s);
@@ -833,15 +953,14 @@ BOOST_AUTO_TEST_CASE(tolerance_of_the_context_lets_a_wait_complete_within_its_wi
 BOOST_AUTO_TEST_CASE(tolerance_zero_makes_a_timer_precise_in_a_tolerant_context)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 0, 0},
-    {op_kind::set_tolerance, 0, 0, 0},      // t0.tolerance(0)
-    {op_kind::expires_after, 0, 0, 16 * 20},
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::create, 1, 2, 16 * 20},       // t1 = timer(ex, 20 ticks): tolerance 20 ticks
-    {op_kind::async_wait, 1, 0, 0},
-    {op_kind::advance, 0, 0, 16 * 19},
-    {op_kind::advance_in_steps, 0, 0, 16 * 2},  // t0 at tick 20
-    {op_kind::advance_in_steps, 0, 3, 16 * 20},  // t1 by tick 40
+      {op_kind::create, 0, 0, 0},
+      {op_kind::set_tolerance, 0, 0, 0},  // t0.tolerance(0)
+      {op_kind::expires_after, 0, 0, 16 * 20}, {op_kind::async_wait, 0, 0, 0},
+      {op_kind::create, 1, 2,
+          16 * 20},  // t1 = timer(ex, 20 ticks): tolerance 20 ticks
+      {op_kind::async_wait, 1, 0, 0}, {op_kind::advance, 0, 0, 16 * 19},
+      {op_kind::advance_in_steps, 0, 0, 16 * 2},  // t0 at tick 20
+      {op_kind::advance_in_steps, 0, 3, 16 * 20},  // t1 by tick 40
   };
   run_summary s;
   const auto f = run_program(tolerant_config(3), program_ops, &s);
@@ -853,16 +972,17 @@ BOOST_AUTO_TEST_CASE(tolerance_zero_makes_a_timer_precise_in_a_tolerant_context)
 // Lowering the tolerance of a timer with a wait pending: a wait whose new window has passed
 // completes at once (the model requires it in the settle after the call), whatever the old
 // tolerance had made of it; a negative tolerance is refused and changes nothing.
-BOOST_AUTO_TEST_CASE(lowering_the_tolerance_completes_waits_past_their_new_window)
+BOOST_AUTO_TEST_CASE(
+    lowering_the_tolerance_completes_waits_past_their_new_window)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 0, 0},
-    {op_kind::set_tolerance, 0, 0, 16 * 16},  // t0.tolerance(16 ticks)
-    {op_kind::set_tolerance, 0, 0, far_past},  // t0.tolerance(-1ns): throws
-    {op_kind::expires_after, 0, 0, 1},      // tick 1
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::advance_in_steps, 0, 3, 16 * 4},  // tick 4: within the window
-    {op_kind::set_tolerance, 0, 0, 8},      // half a tick: none, due since tick 1
+      {op_kind::create, 0, 0, 0},
+      {op_kind::set_tolerance, 0, 0, 16 * 16},  // t0.tolerance(16 ticks)
+      {op_kind::set_tolerance, 0, 0, far_past},  // t0.tolerance(-1ns): throws
+      {op_kind::expires_after, 0, 0, 1},  // tick 1
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::advance_in_steps, 0, 3, 16 * 4},  // tick 4: within the window
+      {op_kind::set_tolerance, 0, 0, 8},  // half a tick: none, due since tick 1
   };
   run_summary s;
   const auto f = run_program(wheel_config{}, program_ops, &s);
@@ -875,17 +995,18 @@ BOOST_AUTO_TEST_CASE(lowering_the_tolerance_completes_waits_past_their_new_windo
 BOOST_AUTO_TEST_CASE(tolerance_moves_with_the_timer)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 0, 0},
-    {op_kind::set_tolerance, 0, 0, 16 * 8},  // t0.tolerance(8 ticks)
-    {op_kind::expires_after, 0, 0, 16 * 4},
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::move_construct, 1, 0, 0},     // t1 = timer(std::move(t0)): 8 ticks, 1 wait
-    {op_kind::expires_after, 0, 0, 16 * 40},  // t0: the context's, 10 ticks
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::create, 2, 2, 16 * 2},
-    {op_kind::move_assign, 2, 1, 0},        // t2 = std::move(t1): 8 ticks, 1 wait
-    {op_kind::advance_in_steps, 0, 2, 16 * 32},
-    {op_kind::advance_in_steps, 0, 2, 16 * 32},
+      {op_kind::create, 0, 0, 0},
+      {op_kind::set_tolerance, 0, 0, 16 * 8},  // t0.tolerance(8 ticks)
+      {op_kind::expires_after, 0, 0, 16 * 4},
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::move_construct, 1, 0,
+          0},  // t1 = timer(std::move(t0)): 8 ticks, 1 wait
+      {op_kind::expires_after, 0, 0, 16 * 40},  // t0: the context's, 10 ticks
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::create, 2, 2, 16 * 2},
+      {op_kind::move_assign, 2, 1, 0},  // t2 = std::move(t1): 8 ticks, 1 wait
+      {op_kind::advance_in_steps, 0, 2, 16 * 32},
+      {op_kind::advance_in_steps, 0, 2, 16 * 32},
   };
   run_summary s;
   const auto f = run_program(tolerant_config(2), program_ops, &s);
@@ -896,14 +1017,16 @@ BOOST_AUTO_TEST_CASE(tolerance_moves_with_the_timer)
 // On the wall clock the window is in clock time: a tolerant wait that the clock passed
 // without completing it, and then left behind by a step back, must not complete until the
 // clock gets back to its expiry; by expiry + tolerance + one tick it has.
-BOOST_AUTO_TEST_CASE(wall_clock_tolerant_wait_left_behind_by_a_step_back_waits_for_the_clock)
+BOOST_AUTO_TEST_CASE(
+    wall_clock_tolerant_wait_left_behind_by_a_step_back_waits_for_the_clock)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 0, 2, 16 * 9},        // t0 = timer(ex, 9 ticks): tolerance 9 ticks
-    {op_kind::async_wait, 0, 0, 0},
-    {op_kind::advance, 0, 0, 16 * 10},      // past the expiry, inside the window
-    {op_kind::step_clock, 0, 0, -16 * 5},   // back before the expiry
-    {op_kind::advance_in_steps, 0, 1, 16 * 16},
+      {op_kind::create, 0, 2,
+          16 * 9},  // t0 = timer(ex, 9 ticks): tolerance 9 ticks
+      {op_kind::async_wait, 0, 0, 0},
+      {op_kind::advance, 0, 0, 16 * 10},  // past the expiry, inside the window
+      {op_kind::step_clock, 0, 0, -16 * 5},  // back before the expiry
+      {op_kind::advance_in_steps, 0, 1, 16 * 16},
   };
   run_summary s;
   const auto f = run_program(tolerant_config(3, true), program_ops, &s);
@@ -918,11 +1041,12 @@ BOOST_AUTO_TEST_CASE(wall_clock_tolerant_wait_left_behind_by_a_step_back_waits_f
 BOOST_AUTO_TEST_CASE(wakeups_saved_counts_each_wait_held_by_its_tolerance)
 {
   const std::vector<timer_op> program_ops = {
-    {op_kind::create, 2, 1, 1},             // t2 = timer(io, now + 1/16 tick): tick 1
-    {op_kind::set_tolerance, 2, 0, 257},    // t2.tolerance(16 1/16 ticks): 16 ticks
-    {op_kind::async_wait, 2, 0, 0},
-    {op_kind::async_wait, 2, 0, 0},
-    {op_kind::advance_in_steps, 0, 3, 345},  // to 21.5 ticks in steps of 1/4 tick
+      {op_kind::create, 2, 1, 1},  // t2 = timer(io, now + 1/16 tick): tick 1
+      {op_kind::set_tolerance, 2, 0,
+          257},  // t2.tolerance(16 1/16 ticks): 16 ticks
+      {op_kind::async_wait, 2, 0, 0}, {op_kind::async_wait, 2, 0, 0},
+      {op_kind::advance_in_steps, 0, 3,
+          345},  // to 21.5 ticks in steps of 1/4 tick
   };
   run_summary s;
   const auto f = run_program(wheel_config{}, program_ops, &s);

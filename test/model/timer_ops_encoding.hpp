@@ -35,62 +35,66 @@ inline constexpr std::size_t timer_count = 6;
 // Amounts of time are counted in sixteenths of a tick: expiries land exactly on tick boundaries
 // (every 16th value) as often as strictly inside a tick, the two cases the wheel rounds
 // differently. These two values stand for the extremes of the clock instead.
-inline constexpr std::int32_t far_future = 32767;   // time_point::max() / duration::max()
-inline constexpr std::int32_t far_past = -32768;    // time_point::min() / duration::min()
+inline constexpr std::int32_t far_future =
+    32767;  // time_point::max() / duration::max()
+inline constexpr std::int32_t far_past =
+    -32768;  // time_point::min() / duration::min()
 inline constexpr std::int64_t units_per_tick = 16;
 
 enum class op_kind : std::uint8_t
 {
-  create,            // timer `timer` = new timer; `other` % 3 picks the constructor
-  async_wait,        // timer.async_wait(record the completion); odd `other`: with a
-                     // cancellation slot (bind_cancellation_slot) of its own
-  cancel,            // timer.cancel()
-  cancel_one,        // timer.cancel_one()
-  expires_at,        // timer.expires_at(now + amount)
-  expires_after,     // timer.expires_after(amount)
-  reschedule_at,     // timer.reschedule_at(now + amount)
+  create,  // timer `timer` = new timer; `other` % 3 picks the constructor
+  async_wait,  // timer.async_wait(record the completion); odd `other`: with a
+  // cancellation slot (bind_cancellation_slot) of its own
+  cancel,  // timer.cancel()
+  cancel_one,  // timer.cancel_one()
+  expires_at,  // timer.expires_at(now + amount)
+  expires_after,  // timer.expires_after(amount)
+  reschedule_at,  // timer.reschedule_at(now + amount)
   reschedule_after,  // timer.reschedule_after(amount)
-  move_construct,    // timer `timer` = new timer moved from timer `other`
-  move_assign,       // timer `timer` = std::move(timer `other`)
-  destroy,           // timer `timer` is destroyed
-  advance,           // the clock moves forward by |amount|, then the context settles
+  move_construct,  // timer `timer` = new timer moved from timer `other`
+  move_assign,  // timer `timer` = std::move(timer `other`)
+  destroy,  // timer `timer` is destroyed
+  advance,  // the clock moves forward by |amount|, then the context settles
   advance_in_steps,  // the same in steps of (other % 4 + 1) sixteenths of a tick, settling after each
-  emit_cancellation, // the cancellation signal of the (other % 8 + 1)-th latest wait emits
-                     // terminal, partial or total (amount % 3); nothing if it had no slot
-  step_clock,        // wall clock only (skipped on the steady one): the clock steps by `amount`
-                     // sixteenths of a tick, either way (negative: back), then the context
-                     // settles; far_past sets it to one clock unit (1 ns) before the service's
-                     // origin (inside tick -1), far_future to exactly far_step_revolutions
-                     // revolutions after the origin (on a tick boundary). other % 4 == 3: in
-                     // the middle of an advance: first the clock advances by 4 * ((other >> 2)
-                     // % 4 + 1) ticks and the context runs one handler (the drive timer's, which
-                     // starts a pass over the wheel that a small slice budget leaves
-                     // unfinished), then the step, then (other & 16) timer `timer`, if it
-                     // exists and the model has no wait pending on it, starts a wait (in the
-                     // pass, if one is still in progress), then the settle
-  set_tolerance,     // timer.tolerance(|amount| sixteenths of a tick); far_future:
-                     // duration::max(); far_past: a negative tolerance (-1 ns), which must
-                     // throw std::invalid_argument and change nothing
+  emit_cancellation,  // the cancellation signal of the (other % 8 + 1)-th latest wait emits
+  // terminal, partial or total (amount % 3); nothing if it had no slot
+  step_clock,  // wall clock only (skipped on the steady one): the clock steps by `amount`
+  // sixteenths of a tick, either way (negative: back), then the context
+  // settles; far_past sets it to one clock unit (1 ns) before the service's
+  // origin (inside tick -1), far_future to exactly far_step_revolutions
+  // revolutions after the origin (on a tick boundary). other % 4 == 3: in
+  // the middle of an advance: first the clock advances by 4 * ((other >> 2)
+  // % 4 + 1) ticks and the context runs one handler (the drive timer's, which
+  // starts a pass over the wheel that a small slice budget leaves
+  // unfinished), then the step, then (other & 16) timer `timer`, if it
+  // exists and the model has no wait pending on it, starts a wait (in the
+  // pass, if one is still in progress), then the settle
+  set_tolerance,  // timer.tolerance(|amount| sixteenths of a tick); far_future:
+  // duration::max(); far_past: a negative tolerance (-1 ns), which must
+  // throw std::invalid_argument and change nothing
   kind_count
 };
 
 struct timer_op
 {
   op_kind kind = op_kind::advance;
-  std::uint8_t timer = 0;   // < timer_count
-  std::uint8_t other = 0;   // move source, constructor choice or step size
+  std::uint8_t timer = 0;  // < timer_count
+  std::uint8_t other = 0;  // move source, constructor choice or step size
   std::int32_t amount = 0;  // sixteenths of a tick, or far_future / far_past
 };
 
 struct wheel_config
 {
-  std::size_t slots = 16;                       // small: a revolution is only 8 or 16 ticks
-  std::size_t max_completions_per_slice = 256;  // small values exercise the fairness slices
-  bool single_thread_hint = false;              // io_context(1) takes Asio's one-thread paths
-  bool wall_clock = false;                      // manual_wall_clock (can step back), not
-                                                // manual_clock
-  std::size_t tolerance = 0;                    // wheel_options::tolerance: the fraction
-                                                // tolerance_fractions[tolerance]
+  std::size_t slots = 16;  // small: a revolution is only 8 or 16 ticks
+  std::size_t max_completions_per_slice =
+      256;  // small values exercise the fairness slices
+  bool single_thread_hint =
+      false;  // io_context(1) takes Asio's one-thread paths
+  bool wall_clock = false;  // manual_wall_clock (can step back), not
+      // manual_clock
+  std::size_t tolerance = 0;  // wheel_options::tolerance: the fraction
+      // tolerance_fractions[tolerance]
 };
 
 // The context tolerances a program can have (wheel_options::tolerance), as num / den. Zero or
@@ -105,12 +109,13 @@ struct tolerance_fraction
   std::int64_t den;
 };
 inline constexpr tolerance_fraction tolerance_fractions[] = {
-  {0, 1}, {1, 64}, {1, 4}, {1, 1}, {1, 2}, {1, 8}, {1, 16}, {1, 32}};
+    {0, 1}, {1, 64}, {1, 4}, {1, 1}, {1, 2}, {1, 8}, {1, 16}, {1, 32}};
 inline constexpr std::size_t tolerance_count = std::size(tolerance_fractions);
 static_assert(tolerance_count == 8, "byte 0 carries the tolerance in 3 bits");
 
 // The tick of every program's wheel (wheel_options::tick).
-inline constexpr std::chrono::nanoseconds model_tick = std::chrono::milliseconds(1);
+inline constexpr std::chrono::nanoseconds model_tick =
+    std::chrono::milliseconds(1);
 
 // step_clock with far_future: the clock is set to this many revolutions after the origin.
 inline constexpr std::int64_t far_step_revolutions = 10;
@@ -129,7 +134,8 @@ inline constexpr std::int64_t max_stepped_revolutions = 2;
 // last: inputs written before them decode as before, on the steady clock, without tolerance.)
 
 inline constexpr std::size_t bytes_per_op = 4;
-inline constexpr std::size_t max_program_ops = 1024;  // keeps one fuzz input fast
+inline constexpr std::size_t max_program_ops =
+    1024;  // keeps one fuzz input fast
 
 inline wheel_config decode_config(std::uint8_t b)
 {
@@ -147,7 +153,11 @@ inline std::uint8_t encode_config(const wheel_config& c)
 {
   std::uint8_t b = c.slots == 8 ? 1 : 0;
   const std::size_t budget = c.max_completions_per_slice;
-  b |= static_cast<std::uint8_t>((budget == 1 ? 0 : budget == 2 ? 1 : budget == 3 ? 2 : 3) << 1);
+  b |= static_cast<std::uint8_t>((budget == 1          ? 0
+                                         : budget == 2 ? 1
+                                         : budget == 3 ? 2
+                                                       : 3)
+      << 1);
   if (c.single_thread_hint)
     b |= 8;
   if (c.wall_clock)
@@ -159,29 +169,35 @@ inline std::uint8_t encode_config(const wheel_config& c)
 inline timer_op decode_op(const std::uint8_t* p)
 {
   timer_op op;
-  op.kind = static_cast<op_kind>(p[0] % static_cast<unsigned>(op_kind::kind_count));
+  op.kind =
+      static_cast<op_kind>(p[0] % static_cast<unsigned>(op_kind::kind_count));
   op.timer = static_cast<std::uint8_t>((p[1] & 7) % timer_count);
   op.other = static_cast<std::uint8_t>(p[1] >> 3);
-  op.amount = static_cast<std::int16_t>(static_cast<std::uint16_t>(p[2] | (p[3] << 8)));
+  op.amount =
+      static_cast<std::int16_t>(static_cast<std::uint16_t>(p[2] | (p[3] << 8)));
   return op;
 }
 
-inline std::vector<timer_op> decode_ops(const std::uint8_t* data, std::size_t size)
+inline std::vector<timer_op> decode_ops(
+    const std::uint8_t* data, std::size_t size)
 {
   std::vector<timer_op> ops;
-  for (std::size_t i = 0; i + bytes_per_op <= size && ops.size() < max_program_ops;
-      i += bytes_per_op)
+  for (std::size_t i = 0;
+       i + bytes_per_op <= size && ops.size() < max_program_ops;
+       i += bytes_per_op)
     ops.push_back(decode_op(data + i));
   return ops;
 }
 
 inline void encode_op(const timer_op& op, std::vector<std::uint8_t>& out)
 {
-  const auto amount = static_cast<std::uint16_t>(static_cast<std::int16_t>(op.amount));
+  const auto amount =
+      static_cast<std::uint16_t>(static_cast<std::int16_t>(op.amount));
   out.push_back(static_cast<std::uint8_t>(op.kind));
-  out.push_back(static_cast<std::uint8_t>((op.timer % timer_count) | ((op.other & 31) << 3)));
+  out.push_back(static_cast<std::uint8_t>(
+      (op.timer % timer_count) | ((op.other & 31) << 3)));
   out.push_back(static_cast<std::uint8_t>(amount & 0xff));
   out.push_back(static_cast<std::uint8_t>(amount >> 8));
 }
 
-} // namespace asio_wheel_model
+}  // namespace asio_wheel_model

@@ -20,7 +20,8 @@
 #include "../asio_wheel/manual_clock.hpp"
 #include "../test_asio.hpp"  // asio::, error_code of the flavour
 
-#if defined(ASIO_WHEEL_STANDALONE) ? !defined(ASIO_DISABLE_TIMERFD) : !defined(BOOST_ASIO_DISABLE_TIMERFD)
+#if defined(ASIO_WHEEL_STANDALONE) ? !defined(ASIO_DISABLE_TIMERFD)            \
+                                   : !defined(BOOST_ASIO_DISABLE_TIMERFD)
 // With a timerfd, Linux Asio learns that a timer is due from the kernel a few microseconds after
 // re-arming it, so poll() right after a manual-clock advance may not see a due drive timer yet.
 // Without it, the epoll reactor compares the timer queue with the clock on every poll(), which
@@ -28,7 +29,8 @@
 // spellings (BOOST_ASIO_DISABLE_TIMERFD, and ASIO_DISABLE_TIMERFD for standalone Asio). The
 // io_uring reactor has no timerfd; settle() makes it look at its timer queues first
 // (look_at_timers_now, ../asio_wheel/manual_clock.hpp).
-# error "timer_ops_model.hpp needs (BOOST_)ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
+# error                                                                        \
+     "timer_ops_model.hpp needs (BOOST_)ASIO_DISABLE_TIMERFD (defined by the model and fuzz targets)"
 #endif
 
 #include <array>
@@ -67,7 +69,8 @@ using basic_service_type = asio_wheel::wheel_timer_service<Clock,
 using timer_type = basic_timer_type<manual_clock>;
 using service_type = basic_service_type<manual_clock>;
 using time_point = manual_clock::time_point;
-using duration = manual_clock::duration;  // manual_wall_clock's is the same type
+using duration =
+    manual_clock::duration;  // manual_wall_clock's is the same type
 
 // Where a program on the wall clock starts: manual_wall_clock is set here before its service is
 // made, so every wall-clock program starts from the same time (runs are independent of each
@@ -78,8 +81,10 @@ inline constexpr std::int64_t wall_clock_start_ns = 1'000'000'000'000'123'457;
 
 struct failure
 {
-  std::size_t op_index = 0;  // the op after which the check failed (ops.size(): final check)
-  std::string category;      // stable short name, so minimisation keeps the same failure
+  std::size_t op_index =
+      0;  // the op after which the check failed (ops.size(): final check)
+  std::string
+      category;  // stable short name, so minimisation keeps the same failure
   std::string message;
 };
 
@@ -117,7 +122,12 @@ struct run_summary
 // usable inside it (clang does not allow that for a class nested in one still being defined).
 namespace run_detail {
 
-enum class expected_state { pending, succeeded, aborted };
+enum class expected_state
+{
+  pending,
+  succeeded,
+  aborted
+};
 
 // What the library did with one wait (written by its handler).
 template <typename TimePoint>
@@ -134,14 +144,15 @@ template <typename TimePoint>
 struct model_wait
 {
   expected_state state = expected_state::pending;
-  TimePoint expiry{};           // for succeeded waits: the expiry it completed for
-  TimePoint completes_at{};     // for succeeded waits: the settle time it must complete at
-  duration step{0};             // >0: the clock passed the expiry in steps of this size
-  duration tolerance{0};        // for succeeded waits: the tolerance it had
+  TimePoint expiry{};  // for succeeded waits: the expiry it completed for
+  TimePoint
+      completes_at{};  // for succeeded waits: the settle time it must complete at
+  duration step{0};  // >0: the clock passed the expiry in steps of this size
+  duration tolerance{0};  // for succeeded waits: the tolerance it had
   // For waits decided in a step_clock op in the middle of an advance: the clock before the
   // step, when the library may have decided them too (completes_at is the clock after it).
   std::optional<TimePoint> first_reading;
-  bool verified = false;        // completion seen and checked
+  bool verified = false;  // completion seen and checked
 };
 
 template <typename TimePoint>
@@ -161,7 +172,7 @@ struct model_timer
   bool held = false;
 };
 
-} // namespace run_detail
+}  // namespace run_detail
 
 // Runs one program on Clock: manual_clock or manual_wall_clock (config.wall_clock says which;
 // run_program picks).
@@ -187,7 +198,8 @@ public:
     options.tick = model_tick;
     options.slots = config.slots;
     options.max_completions_per_slice = config.max_completions_per_slice;
-    const tolerance_fraction f = tolerance_fractions[config.tolerance % tolerance_count];
+    const tolerance_fraction f =
+        tolerance_fractions[config.tolerance % tolerance_count];
     options.tolerance = static_cast<double>(f.num) / static_cast<double>(f.den);
     // A clock that can step starts every program at the same time (wall_clock_start_ns).
     if constexpr (!Clock::is_steady)
@@ -228,8 +240,9 @@ public:
       settle_and_check();
     for (std::size_t id = 0; id < records_.size() && !failure_; ++id)
       if (records_[id].calls != 1)
-        fail("handler_not_run_once", "wait #" + std::to_string(id) + " ran its handler "
-            + std::to_string(records_[id].calls) + " times by the end");
+        fail("handler_not_run_once",
+            "wait #" + std::to_string(id) + " ran its handler "
+                + std::to_string(records_[id].calls) + " times by the end");
     return failure_;
   }
 
@@ -246,7 +259,8 @@ private:
       return (duration::max)();
     if (amount == far_past)
       return (duration::min)();
-    return duration(static_cast<std::int64_t>(amount) * (model_tick.count() / units_per_tick));
+    return duration(static_cast<std::int64_t>(amount)
+        * (model_tick.count() / units_per_tick));
   }
 
   // now + d, saturating at the clock's limits exactly as Asio's chrono_time_traits::add does
@@ -282,7 +296,8 @@ private:
   {
     if (expiry == (time_point::max)())
       return std::nullopt;
-    const __int128 diff = static_cast<__int128>(expiry.time_since_epoch().count())
+    const __int128 diff =
+        static_cast<__int128>(expiry.time_since_epoch().count())
         - origin_.time_since_epoch().count();
     const __int128 tick = model_tick.count();
     // The ceiling of diff / tick, for either sign (C++ division truncates towards zero).
@@ -297,12 +312,13 @@ private:
   // (whole ticks) has completed: the library completes it at a tick within `tolerance` of its
   // own, so at most `tolerance` after `due`, under expiry + tolerance + one tick. nullopt:
   // never reached.
-  static std::optional<time_point> latest_boundary(std::optional<time_point> due,
-      duration tolerance)
+  static std::optional<time_point> latest_boundary(
+      std::optional<time_point> due, duration tolerance)
   {
     if (!due)
       return std::nullopt;
-    const __int128 latest = static_cast<__int128>(due->time_since_epoch().count())
+    const __int128 latest =
+        static_cast<__int128>(due->time_since_epoch().count())
         + tolerance.count();
     if (latest > (std::numeric_limits<std::int64_t>::max)())
       return std::nullopt;
@@ -313,7 +329,8 @@ private:
   static duration whole_ticks(duration d)
   {
     const std::int64_t tick = model_tick.count();
-    return d <= duration::zero() ? duration::zero() : duration(d.count() / tick * tick);
+    return d <= duration::zero() ? duration::zero()
+                                 : duration(d.count() / tick * tick);
   }
 
   // The context's tolerance for an expiry set at `now`: its fraction of the length, expiry -
@@ -321,13 +338,16 @@ private:
   // whole ticks.
   duration context_tolerance(time_point expiry, time_point now) const
   {
-    const tolerance_fraction f = tolerance_fractions[config_.tolerance % tolerance_count];
-    const __int128 length = static_cast<__int128>(expiry.time_since_epoch().count())
+    const tolerance_fraction f =
+        tolerance_fractions[config_.tolerance % tolerance_count];
+    const __int128 length =
+        static_cast<__int128>(expiry.time_since_epoch().count())
         - now.time_since_epoch().count();
     if (f.num == 0 || length <= 0)
       return duration::zero();
     const std::int64_t tick = model_tick.count();
-    const __int128 ticks = std::min<__int128>(length, (duration::max)().count()) / tick;
+    const __int128 ticks =
+        std::min<__int128>(length, (duration::max)().count()) / tick;
     return duration(static_cast<std::int64_t>(ticks * f.num / f.den * tick));
   }
 
@@ -337,7 +357,8 @@ private:
   void set_expiry(model_timer& m, time_point expiry, time_point now)
   {
     m.expiry = expiry;
-    m.tolerance = m.own_tolerance ? *m.own_tolerance : context_tolerance(expiry, now);
+    m.tolerance =
+        m.own_tolerance ? *m.own_tolerance : context_tolerance(expiry, now);
     m.held = false;
   }
 
@@ -414,8 +435,8 @@ private:
     if (!signals_[id])
       return;  // started without a slot
     static constexpr asio::cancellation_type types[] = {
-      asio::cancellation_type::terminal, asio::cancellation_type::partial,
-      asio::cancellation_type::total};
+        asio::cancellation_type::terminal, asio::cancellation_type::partial,
+        asio::cancellation_type::total};
     if (waits_[id].state == expected_state::pending)
     {
       for (auto& m : model_)
@@ -449,8 +470,9 @@ private:
   void expect_count(const char* what, std::size_t got, std::size_t expected)
   {
     if (got != expected)
-      fail(std::string("wrong_count_") + what, std::string(what) + " returned "
-          + std::to_string(got) + ", the model expected " + std::to_string(expected));
+      fail(std::string("wrong_count_") + what,
+          std::string(what) + " returned " + std::to_string(got)
+              + ", the model expected " + std::to_string(expected));
   }
 
   void execute_destroy(std::size_t t)
@@ -515,9 +537,11 @@ private:
       if (!exists)
         return;
       const bool at = op.kind == op_kind::expires_at;
-      const time_point tp = at ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
+      const time_point tp =
+          at ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
       const std::size_t got = call([&] {
-        return at ? timers_[t]->expires_at(tp) : timers_[t]->expires_after(to_duration(op.amount));
+        return at ? timers_[t]->expires_at(tp)
+                  : timers_[t]->expires_after(to_duration(op.amount));
       });
       expect_count(at ? "expires_at" : "expires_after", got,
           abort_pending(*model_[t], ~std::size_t(0)));
@@ -530,14 +554,16 @@ private:
       if (!exists)
         return;
       const bool at = op.kind == op_kind::reschedule_at;
-      const time_point tp = at ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
+      const time_point tp =
+          at ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
       const std::size_t got = call([&] {
         return at ? timers_[t]->reschedule_at(tp)
                   : timers_[t]->reschedule_after(to_duration(op.amount));
       });
       // The pending waits are those the library has not completed: where it had a choice, the
       // model followed it at the last settle.
-      expect_count(at ? "reschedule_at" : "reschedule_after", got, model_[t]->pending.size());
+      expect_count(at ? "reschedule_at" : "reschedule_after", got,
+          model_[t]->pending.size());
       set_expiry(*model_[t], tp, Clock::now());
       break;
     }
@@ -572,9 +598,10 @@ private:
     case op_kind::advance_in_steps:
     {
       const std::int64_t step_units = op.other % 4 + 1;
-      const std::int64_t limit = max_stepped_revolutions * static_cast<std::int64_t>(config_.slots)
-          * units_per_tick;
-      std::int64_t total = op.amount < 0 ? -static_cast<std::int64_t>(op.amount) : op.amount;
+      const std::int64_t limit = max_stepped_revolutions
+          * static_cast<std::int64_t>(config_.slots) * units_per_tick;
+      std::int64_t total =
+          op.amount < 0 ? -static_cast<std::int64_t>(op.amount) : op.amount;
       if (total > limit)
         total = limit;
       stepping_ = true;
@@ -610,20 +637,24 @@ private:
           io_.poll_one();
           first_reading = Clock::now();
           // Waits decided so far in this op (the counts agreed at the last settle).
-          decided_before_step_ = service_->stats().waits_expired - summary_.waits_succeeded;
+          decided_before_step_ =
+              service_->stats().waits_expired - summary_.waits_succeeded;
         }
         const time_point before = Clock::now();
         if (op.amount == far_past)
           Clock::set(origin_ - duration(1));
         else if (op.amount == far_future)
-          Clock::set(origin_ + std::chrono::duration_cast<duration>(model_tick)
-              * (far_step_revolutions * static_cast<std::int64_t>(config_.slots)));
+          Clock::set(origin_
+              + std::chrono::duration_cast<duration>(model_tick)
+                  * (far_step_revolutions
+                      * static_cast<std::int64_t>(config_.slots)));
         else
           Clock::step(to_duration(op.amount));
         if (Clock::now() < before)
           ++summary_.clock_steps_back_made;
         std::size_t waited_after_step = timer_count;
-        if (first_reading && (op.other & 16) != 0 && exists && model_[t]->pending.empty())
+        if (first_reading && (op.other & 16) != 0 && exists
+            && model_[t]->pending.empty())
         {
           start_wait(t, false);
           waited_after_step = t;
@@ -648,12 +679,14 @@ private:
           threw = true;
         }
         if (!threw)
-          fail("negative_tolerance_accepted", "t" + std::to_string(t)
-              + ".tolerance(-1ns) did not throw std::invalid_argument");
+          fail("negative_tolerance_accepted",
+              "t" + std::to_string(t)
+                  + ".tolerance(-1ns) did not throw std::invalid_argument");
       }
       else
       {
-        const duration d = op.amount == far_future ? (duration::max)()
+        const duration d = op.amount == far_future
+            ? (duration::max)()
             : to_duration(static_cast<std::int32_t>(std::abs(op.amount)));
         call([&] { timers_[t]->tolerance(d); });
         // Pending waits stay pending (their new window is checked from the settle on: those
@@ -698,8 +731,9 @@ private:
   {
     if (!settle())
     {
-      fail("settle_unbounded", "the io_context still had handlers to run after "
-          + std::to_string(settle_round_limit) + " poll rounds");
+      fail("settle_unbounded",
+          "the io_context still had handlers to run after "
+              + std::to_string(settle_round_limit) + " poll rounds");
       return;
     }
     const time_point now = Clock::now();
@@ -730,7 +764,8 @@ private:
     // is required only from boundary + tolerance on (latest_boundary), under expiry + tolerance
     // + one tick; before that the model follows the library as above, from the boundary on
     // for the steady clock and from the expiry on for one that is not steady.
-    std::uint64_t decided_before_now = 0;  // with a first reading: succeeded, expiry > now
+    std::uint64_t decided_before_now =
+        0;  // with a first reading: succeeded, expiry > now
     for (std::size_t i = 0; i < timer_count; ++i)
     {
       auto& m = model_[i];
@@ -748,7 +783,8 @@ private:
       bool chosen = false;  // completed before it had to: the library's choice
       if (!latest || *latest > now)
       {
-        const bool may_complete = Clock::is_steady ? (due && *due <= now)
+        const bool may_complete = Clock::is_steady
+            ? (due && *due <= now)
             : (m->expiry <= now || (first && m->expiry <= *first));
         if (!may_complete)
           continue;
@@ -767,11 +803,14 @@ private:
         }
         if (completed != m->pending.size())
         {
-          fail("completed_partially", std::to_string(completed) + " of the "
-              + std::to_string(m->pending.size()) + " pending waits of a timer with expiry "
-              + at_time(m->expiry) + " completed at " + at_time(now)
-              + ", before they had to (at " + (latest ? at_time(*latest) : "never")
-              + "); the others did not");
+          fail("completed_partially",
+              std::to_string(completed) + " of the "
+                  + std::to_string(m->pending.size())
+                  + " pending waits of a timer with expiry "
+                  + at_time(m->expiry) + " completed at " + at_time(now)
+                  + ", before they had to (at "
+                  + (latest ? at_time(*latest) : "never")
+                  + "); the others did not");
           return;
         }
         chosen = true;
@@ -805,10 +844,12 @@ private:
     // over ticks the clock had stepped back from.
     if (first_reading && decided_before_now > decided_before_step_)
     {
-      fail("decided_after_step_back", std::to_string(decided_before_now) + " waits with an"
-          + " expiry after the clock (" + at_time(now) + ") completed, but only "
-          + std::to_string(decided_before_step_) + " had been decided before the clock stepped"
-          + " back from " + at_time(*first_reading));
+      fail("decided_after_step_back",
+          std::to_string(decided_before_now) + " waits with an"
+              + " expiry after the clock (" + at_time(now)
+              + ") completed, but only " + std::to_string(decided_before_step_)
+              + " had been decided before the clock stepped" + " back from "
+              + at_time(*first_reading));
       return;
     }
 
@@ -826,9 +867,11 @@ private:
     model_wait& w = waits_[id];
     const std::string name = "wait #" + std::to_string(id);
     if (r.calls > 1)
-      return fail("handler_ran_twice", name + " ran its handler " + std::to_string(r.calls) + " times");
+      return fail("handler_ran_twice",
+          name + " ran its handler " + std::to_string(r.calls) + " times");
     if (r.ran_inside_call)
-      return fail("handler_inside_call", name + "'s handler ran inside a timer member call");
+      return fail("handler_inside_call",
+          name + "'s handler ran inside a timer member call");
     if (w.verified)
       return;
     switch (w.state)
@@ -843,29 +886,36 @@ private:
               if (pending_id == id)
                 expiry = at_time(m->expiry);
         fail(r.ec ? "aborted_while_pending" : "completed_early",
-            name + " completed with '" + r.ec.message() + "' at " + at_time(r.completed_at)
-            + " while the model has it pending with expiry " + expiry + " (tick boundaries at"
-            + " origin + k * " + std::to_string(model_tick.count()) + "ns)");
+            name + " completed with '" + r.ec.message() + "' at "
+                + at_time(r.completed_at)
+                + " while the model has it pending with expiry " + expiry
+                + " (tick boundaries at" + " origin + k * "
+                + std::to_string(model_tick.count()) + "ns)");
       }
       return;
     case expected_state::aborted:
       if (r.calls == 0)
-        return fail("abort_not_delivered", name + " was aborted but its handler has not run");
+        return fail("abort_not_delivered",
+            name + " was aborted but its handler has not run");
       if (r.ec != asio::error::operation_aborted)
-        return fail("abort_wrong_error", name + " should complete with operation_aborted, got '"
-            + r.ec.message() + "'");
+        return fail("abort_wrong_error",
+            name + " should complete with operation_aborted, got '"
+                + r.ec.message() + "'");
       w.verified = true;
       return;
     case expected_state::succeeded:
     {
       if (r.calls == 0)
-        return fail("expiry_missed", name + " with expiry " + at_time(w.expiry)
-            + " and tolerance " + std::to_string(w.tolerance.count()) + "ns should have"
-            + " completed by " + at_time(now) + " (its tick boundary"
-            + (w.tolerance > duration::zero() ? " plus its tolerance" : "") + " has passed)");
+        return fail("expiry_missed",
+            name + " with expiry " + at_time(w.expiry) + " and tolerance "
+                + std::to_string(w.tolerance.count()) + "ns should have"
+                + " completed by " + at_time(now) + " (its tick boundary"
+                + (w.tolerance > duration::zero() ? " plus its tolerance" : "")
+                + " has passed)");
       if (r.ec)
-        return fail("expiry_wrong_error", name + " should complete with success, got '"
-            + r.ec.message() + "'");
+        return fail("expiry_wrong_error",
+            name + " should complete with success, got '" + r.ec.message()
+                + "'");
       if (w.first_reading)
       {
         // Decided before the step (at the first reading, when the expiry had passed: its
@@ -874,23 +924,28 @@ private:
         const time_point first = *w.first_reading;
         const bool before_step = w.expiry <= first
             && (r.completed_at == first || r.completed_at == w.completes_at);
-        const bool after_step = r.completed_at == w.completes_at && w.expiry <= w.completes_at;
+        const bool after_step =
+            r.completed_at == w.completes_at && w.expiry <= w.completes_at;
         if (!before_step && !after_step)
-          return fail(r.completed_at < w.expiry ? "completed_early" : "completed_late",
+          return fail(
+              r.completed_at < w.expiry ? "completed_early" : "completed_late",
               name + " with expiry " + at_time(w.expiry) + " completed at "
-              + at_time(r.completed_at) + "; the clock read " + at_time(first)
-              + " before the step and " + at_time(w.completes_at) + " after it");
+                  + at_time(r.completed_at) + "; the clock read "
+                  + at_time(first) + " before the step and "
+                  + at_time(w.completes_at) + " after it");
         w.verified = true;
         return;
       }
       if (r.completed_at < w.expiry)
-        return fail("completed_early", name + " completed at " + at_time(r.completed_at)
-            + ", before its expiry " + at_time(w.expiry));
+        return fail("completed_early",
+            name + " completed at " + at_time(r.completed_at)
+                + ", before its expiry " + at_time(w.expiry));
       // The first settle at or after the wait's tick boundary: the boundary is less than one
       // tick after the expiry, so the lateness is under one tick plus the last clock step.
       if (r.completed_at != w.completes_at)
-        return fail("completed_late", name + " completed at " + at_time(r.completed_at)
-            + ", the model expected " + at_time(w.completes_at));
+        return fail("completed_late",
+            name + " completed at " + at_time(r.completed_at)
+                + ", the model expected " + at_time(w.completes_at));
       if (w.step > duration::zero())
       {
         // "At most one tick (plus the tolerance) late", stated directly for a clock that moves
@@ -899,10 +954,12 @@ private:
         // first settle at or after the completion's tick under one step after it.
         const duration late = r.completed_at - w.expiry - w.tolerance;
         if (late >= std::chrono::duration_cast<duration>(model_tick) + w.step)
-          return fail("completed_late", name + " completed " + std::to_string(late.count())
-              + " ns after its expiry plus its tolerance of "
-              + std::to_string(w.tolerance.count()) + " ns, not within one tick plus the"
-              + " clock step of " + std::to_string(w.step.count()) + " ns");
+          return fail("completed_late",
+              name + " completed " + std::to_string(late.count())
+                  + " ns after its expiry plus its tolerance of "
+                  + std::to_string(w.tolerance.count())
+                  + " ns, not within one tick plus the" + " clock step of "
+                  + std::to_string(w.step.count()) + " ns");
         if (late > summary_.max_lateness_stepped)
           summary_.max_lateness_stepped = late;
       }
@@ -918,15 +975,19 @@ private:
       return;
     const time_point got = timers_[t]->expiry();
     if (got != model_[t]->expiry)
-      fail("wrong_expiry", "t" + std::to_string(t) + ".expiry() is " + at_time(got)
-          + ", the model expected " + at_time(model_[t]->expiry));
+      fail("wrong_expiry",
+          "t" + std::to_string(t) + ".expiry() is " + at_time(got)
+              + ", the model expected " + at_time(model_[t]->expiry));
     const duration tolerance = timers_[t]->tolerance();
     if (tolerance != model_[t]->tolerance)
-      fail("wrong_tolerance", "t" + std::to_string(t) + ".tolerance() is "
-          + std::to_string(tolerance.count()) + "ns, the model expected "
-          + std::to_string(model_[t]->tolerance.count()) + "ns ("
-          + (model_[t]->own_tolerance ? "its own" : "the context's fraction of its expiry's length")
-          + ", whole ticks)");
+      fail("wrong_tolerance",
+          "t" + std::to_string(t) + ".tolerance() is "
+              + std::to_string(tolerance.count()) + "ns, the model expected "
+              + std::to_string(model_[t]->tolerance.count()) + "ns ("
+              + (model_[t]->own_tolerance
+                      ? "its own"
+                      : "the context's fraction of its expiry's length")
+              + ", whole ticks)");
   }
 
   void check_stats()
@@ -939,18 +1000,22 @@ private:
         pending += m->pending.size();
         ++timers_waiting;
       }
-    auto expect = [this](const char* field, std::uint64_t got, std::uint64_t expected) {
+    auto expect = [this](const char* field, std::uint64_t got,
+                      std::uint64_t expected) {
       if (got != expected)
-        fail(std::string("wrong_stats_") + field, std::string("wheel_stats::") + field + " is "
-            + std::to_string(got) + ", the model expected " + std::to_string(expected));
+        fail(std::string("wrong_stats_") + field,
+            std::string("wheel_stats::") + field + " is " + std::to_string(got)
+                + ", the model expected " + std::to_string(expected));
     };
     expect("pending_waits", s.pending_waits, pending);
     // The wheel moves back at most once for each step back of the clock (afterwards it is no
     // longer ahead of the clock until the clock steps back again), never for a steady clock.
     if (s.clock_steps_back > summary_.clock_steps_back_made)
-      fail("wrong_stats_clock_steps_back", "wheel_stats::clock_steps_back is "
-          + std::to_string(s.clock_steps_back) + " after "
-          + std::to_string(summary_.clock_steps_back_made) + " steps back of the clock");
+      fail("wrong_stats_clock_steps_back",
+          "wheel_stats::clock_steps_back is "
+              + std::to_string(s.clock_steps_back) + " after "
+              + std::to_string(summary_.clock_steps_back_made)
+              + " steps back of the clock");
     summary_.clock_steps_back = s.clock_steps_back;
     expect("timers_in_wheel", s.timers_in_wheel, timers_waiting);
     expect("queued_completions", s.queued_completions, 0);
@@ -962,12 +1027,14 @@ private:
         summary_.waits_succeeded + summary_.waits_aborted);
     if (s.sliced_completions > s.slices * config_.max_completions_per_slice
         && !config_.single_thread_hint)
-      fail("slice_too_large", std::to_string(s.sliced_completions) + " handlers in "
-          + std::to_string(s.slices) + " slices with a budget of "
-          + std::to_string(config_.max_completions_per_slice));
+      fail("slice_too_large",
+          std::to_string(s.sliced_completions) + " handlers in "
+              + std::to_string(s.slices) + " slices with a budget of "
+              + std::to_string(config_.max_completions_per_slice));
     if ((s.slices == 0) != (s.sliced_completions == 0))
-      fail("wrong_stats_slices", std::to_string(s.slices) + " slices called "
-          + std::to_string(s.sliced_completions) + " handlers");
+      fail("wrong_stats_slices",
+          std::to_string(s.slices) + " slices called "
+              + std::to_string(s.sliced_completions) + " handlers");
     summary_.slices = s.slices;
     summary_.sliced_completions = s.sliced_completions;
     // wakeups_saved counts the waits that completed at a later tick than their own because of
@@ -976,16 +1043,19 @@ private:
     // (steady clock: model_timer::held).
     if (s.wakeups_saved > summary_.tolerant_waits_succeeded
         || s.wakeups_saved < summary_.waits_held_by_tolerance)
-      fail("wrong_stats_wakeups_saved", "wheel_stats::wakeups_saved is "
-          + std::to_string(s.wakeups_saved) + "; "
-          + std::to_string(summary_.waits_held_by_tolerance) + " waits completed after a"
-          + " settle past their tick boundary had found them pending, "
-          + std::to_string(summary_.tolerant_waits_succeeded) + " with a tolerance in all");
+      fail("wrong_stats_wakeups_saved",
+          "wheel_stats::wakeups_saved is " + std::to_string(s.wakeups_saved)
+              + "; " + std::to_string(summary_.waits_held_by_tolerance)
+              + " waits completed after a"
+              + " settle past their tick boundary had found them pending, "
+              + std::to_string(summary_.tolerant_waits_succeeded)
+              + " with a tolerance in all");
     summary_.wakeups_saved = s.wakeups_saved;
   }
 
   const wheel_config config_;
-  std::vector<wait_record> records_;  // declared before io_: handlers refer to it
+  std::vector<wait_record>
+      records_;  // declared before io_: handlers refer to it
   std::vector<model_wait> waits_;
   // One signal per wait started with a slot; a deque, so a signal never moves while a handler
   // is attached to it. Declared before io_: outlives the operations that point into it.
@@ -999,7 +1069,7 @@ private:
   std::uint64_t decided_before_step_ = 0;  // see step_clock
   bool stepping_ = false;
   time_point stepping_from_{};  // clock when the current advance_in_steps began
-  duration step_{0};            // its step
+  duration step_{0};  // its step
   std::size_t op_index_ = 0;
   std::optional<failure> failure_;
   run_summary summary_;
@@ -1023,8 +1093,9 @@ std::optional<failure> run_program_on(const wheel_config& config,
 inline std::optional<failure> run_program(const wheel_config& config,
     const std::vector<timer_op>& ops, run_summary* summary = nullptr)
 {
-  return config.wall_clock ? run_program_on<wall_model_run>(config, ops, summary)
-                           : run_program_on<model_run>(config, ops, summary);
+  return config.wall_clock
+      ? run_program_on<wall_model_run>(config, ops, summary)
+      : run_program_on<model_run>(config, ops, summary);
 }
 
-} // namespace asio_wheel_model
+}  // namespace asio_wheel_model

@@ -22,8 +22,8 @@ inline std::string describe_amount(std::int32_t amount)
   if (amount == far_past)
     return "min";
   std::ostringstream s;
-  s << (amount < 0 ? "-" : "+") << (amount < 0 ? -static_cast<std::int64_t>(amount) : amount)
-    << "/16 tick";
+  s << (amount < 0 ? "-" : "+")
+    << (amount < 0 ? -static_cast<std::int64_t>(amount) : amount) << "/16 tick";
   return s.str();
 }
 
@@ -37,24 +37,51 @@ inline std::string describe(const timer_op& op)
   case op_kind::create:
     switch (op.other % 3)
     {
-    case 0: s << t << " = timer(ex)"; break;
-    case 1: s << t << " = timer(io, now " << describe_amount(op.amount) << ")"; break;
-    default: s << t << " = timer(ex, " << describe_amount(op.amount) << ")"; break;
+    case 0:
+      s << t << " = timer(ex)";
+      break;
+    case 1:
+      s << t << " = timer(io, now " << describe_amount(op.amount) << ")";
+      break;
+    default:
+      s << t << " = timer(ex, " << describe_amount(op.amount) << ")";
+      break;
     }
     break;
   case op_kind::async_wait:
-    s << t << ".async_wait(" << ((op.other & 1) ? "bind_cancellation_slot(sig, h)" : "h") << ")";
+    s << t << ".async_wait("
+      << ((op.other & 1) ? "bind_cancellation_slot(sig, h)" : "h") << ")";
     break;
-  case op_kind::cancel: s << t << ".cancel()"; break;
-  case op_kind::cancel_one: s << t << ".cancel_one()"; break;
-  case op_kind::expires_at: s << t << ".expires_at(now " << describe_amount(op.amount) << ")"; break;
-  case op_kind::expires_after: s << t << ".expires_after(" << describe_amount(op.amount) << ")"; break;
-  case op_kind::reschedule_at: s << t << ".reschedule_at(now " << describe_amount(op.amount) << ")"; break;
-  case op_kind::reschedule_after: s << t << ".reschedule_after(" << describe_amount(op.amount) << ")"; break;
-  case op_kind::move_construct: s << t << " = timer(std::move(" << o << "))"; break;
-  case op_kind::move_assign: s << t << " = std::move(" << o << ")"; break;
-  case op_kind::destroy: s << "destroy " << t; break;
-  case op_kind::advance: s << "advance clock +" << std::abs(op.amount) << "/16 tick"; break;
+  case op_kind::cancel:
+    s << t << ".cancel()";
+    break;
+  case op_kind::cancel_one:
+    s << t << ".cancel_one()";
+    break;
+  case op_kind::expires_at:
+    s << t << ".expires_at(now " << describe_amount(op.amount) << ")";
+    break;
+  case op_kind::expires_after:
+    s << t << ".expires_after(" << describe_amount(op.amount) << ")";
+    break;
+  case op_kind::reschedule_at:
+    s << t << ".reschedule_at(now " << describe_amount(op.amount) << ")";
+    break;
+  case op_kind::reschedule_after:
+    s << t << ".reschedule_after(" << describe_amount(op.amount) << ")";
+    break;
+  case op_kind::move_construct:
+    s << t << " = timer(std::move(" << o << "))";
+    break;
+  case op_kind::move_assign:
+    s << t << " = std::move(" << o << ")";
+    break;
+  case op_kind::destroy:
+    s << "destroy " << t;
+    break;
+  case op_kind::advance:
+    s << "advance clock +" << std::abs(op.amount) << "/16 tick";
+    break;
   case op_kind::advance_in_steps:
     s << "advance clock +" << std::abs(op.amount) << "/16 tick (at most "
       << max_stepped_revolutions << " revolutions)"
@@ -63,8 +90,8 @@ inline std::string describe(const timer_op& op)
   case op_kind::emit_cancellation:
   {
     static const char* const types[] = {"terminal", "partial", "total"};
-    s << "signal of the wait started " << (op.other % 8 + 1) << " waits ago emits "
-      << types[(op.amount % 3 + 3) % 3];
+    s << "signal of the wait started " << (op.other % 8 + 1)
+      << " waits ago emits " << types[(op.amount % 3 + 3) % 3];
     break;
   }
   case op_kind::step_clock:
@@ -74,7 +101,8 @@ inline std::string describe(const timer_op& op)
     if (op.amount == far_past)
       s << "wall clock set to origin - 1ns";
     else if (op.amount == far_future)
-      s << "wall clock set to origin + " << far_step_revolutions << " revolutions";
+      s << "wall clock set to origin + " << far_step_revolutions
+        << " revolutions";
     else
       s << "wall clock steps " << (op.amount < 0 ? "back " : "forward ")
         << std::abs(op.amount) << "/16 tick";
@@ -90,7 +118,9 @@ inline std::string describe(const timer_op& op)
     else
       s << t << ".tolerance(" << std::abs(op.amount) << "/16 tick)";
     break;
-  default: s << "?"; break;
+  default:
+    s << "?";
+    break;
   }
   return s.str();
 }
@@ -98,14 +128,16 @@ inline std::string describe(const timer_op& op)
 inline std::string describe(const wheel_config& c)
 {
   std::ostringstream s;
-  s << "slots=" << c.slots << " tick=1ms max_completions_per_slice="
-    << c.max_completions_per_slice << (c.single_thread_hint ? " io_context(1)" : " io_context()")
+  s << "slots=" << c.slots
+    << " tick=1ms max_completions_per_slice=" << c.max_completions_per_slice
+    << (c.single_thread_hint ? " io_context(1)" : " io_context()")
     << (c.wall_clock ? " manual_wall_clock" : " manual_clock");
-  const tolerance_fraction f = tolerance_fractions[c.tolerance % tolerance_count];
+  const tolerance_fraction f =
+      tolerance_fractions[c.tolerance % tolerance_count];
   s << " tolerance=" << f.num;
   if (f.num != 0 && f.den != 1)
     s << "/" << f.den;
   return s.str();
 }
 
-} // namespace asio_wheel_model
+}  // namespace asio_wheel_model

@@ -56,8 +56,8 @@ service_type& make_wheel(boost::asio::io_context& io, std::size_t budget)
 
 // Runs io on `threads` threads until it runs out of work; a thread whose run() throws counts
 // the exception and calls run() again. False if not every thread returned within `limit`.
-bool run_on_threads(boost::asio::io_context& io, int threads, std::atomic<int>& exceptions,
-    std::chrono::seconds limit = 30s)
+bool run_on_threads(boost::asio::io_context& io, int threads,
+    std::atomic<int>& exceptions, std::chrono::seconds limit = 30s)
 {
   std::vector<std::future<void>> runs;
   for (int i = 0; i < threads; ++i)
@@ -96,11 +96,12 @@ struct per_wait
   std::atomic<int> early{0};
 };
 
-} // namespace mt_slices
+}  // namespace mt_slices
 
 using namespace mt_slices;
 
-BOOST_DATA_TEST_CASE(many_waits_expiring_in_one_tick_are_delivered_in_slices_by_all_threads,
+BOOST_DATA_TEST_CASE(
+    many_waits_expiring_in_one_tick_are_delivered_in_slices_by_all_threads,
     thread_counts, threads)
 {
   constexpr std::size_t n = 20000;
@@ -133,13 +134,13 @@ BOOST_DATA_TEST_CASE(many_waits_expiring_in_one_tick_are_delivered_in_slices_by_
       // to take the next slices.
       const auto until = clock_type::now() + 2us;
       while (clock_type::now() < until)
-      {
-      }
+      {}
     });
   }
 
   std::atomic<int> exceptions{0};
-  BOOST_TEST_REQUIRE(run_on_threads(io, threads, exceptions), "run() did not return");
+  BOOST_TEST_REQUIRE(
+      run_on_threads(io, threads, exceptions), "run() did not return");
   BOOST_TEST(exceptions.load() == 0);
   std::size_t not_once = 0, failed = 0, early = 0;
   for (auto& w : waits)
@@ -154,7 +155,7 @@ BOOST_DATA_TEST_CASE(many_waits_expiring_in_one_tick_are_delivered_in_slices_by_
 
   const asio_wheel::wheel_stats s = service.stats();
   BOOST_TEST_MESSAGE(threads << " threads: " << s.slices << " slices for "
-      << s.sliced_completions << " handlers");
+                             << s.sliced_completions << " handlers");
   // Every handler was called in a slice, and slices batch: fewer slices than handlers, none
   // larger than the budget (on average), and the work was shared by more than one thread.
   BOOST_TEST(s.sliced_completions == n);
@@ -164,7 +165,8 @@ BOOST_DATA_TEST_CASE(many_waits_expiring_in_one_tick_are_delivered_in_slices_by_
   int threads_used = 0;
   for (auto& r : ran_on)
     threads_used += r.load() != 0;
-  BOOST_TEST(threads_used >= 2, "handlers ran on " << threads_used << " thread(s)");
+  BOOST_TEST(
+      threads_used >= 2, "handlers ran on " << threads_used << " thread(s)");
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.queued_completions == 0u);
 }
@@ -172,8 +174,8 @@ BOOST_DATA_TEST_CASE(many_waits_expiring_in_one_tick_are_delivered_in_slices_by_
 // A slice must not keep waits from threads that could run them: the first handler blocks
 // until every wait outside its own slice (all but fewer than `budget`) has run. If the slice
 // held the rest, the others could never run them and the handler gives up after 10 s.
-BOOST_DATA_TEST_CASE(a_blocked_handler_holds_back_at_most_its_own_slice, thread_counts,
-    threads)
+BOOST_DATA_TEST_CASE(
+    a_blocked_handler_holds_back_at_most_its_own_slice, thread_counts, threads)
 {
   constexpr std::size_t n = 2000;
   constexpr std::size_t budget = 16;
@@ -210,8 +212,10 @@ BOOST_DATA_TEST_CASE(a_blocked_handler_holds_back_at_most_its_own_slice, thread_
   }
 
   std::atomic<int> exceptions{0};
-  BOOST_TEST_REQUIRE(run_on_threads(io, threads, exceptions), "run() did not return");
-  BOOST_TEST(!gave_up.load(), "the blocked handler's slice held waits other threads could run");
+  BOOST_TEST_REQUIRE(
+      run_on_threads(io, threads, exceptions), "run() did not return");
+  BOOST_TEST(!gave_up.load(),
+      "the blocked handler's slice held waits other threads could run");
   BOOST_TEST(done.load() == n);
   std::size_t not_once = 0;
   for (auto& c : calls)
@@ -222,8 +226,8 @@ BOOST_DATA_TEST_CASE(a_blocked_handler_holds_back_at_most_its_own_slice, thread_
 
 // Timers of one tick are cancelled, re-armed and rescheduled (earlier, later) from threads
 // outside run() and from handlers on strands while the run() threads expire them.
-BOOST_DATA_TEST_CASE(cancels_and_reschedules_race_the_expiry_of_one_tick, thread_counts,
-    threads)
+BOOST_DATA_TEST_CASE(
+    cancels_and_reschedules_race_the_expiry_of_one_tick, thread_counts, threads)
 {
   constexpr std::size_t n = 4000;
   boost::asio::io_context io;
@@ -245,7 +249,9 @@ BOOST_DATA_TEST_CASE(cancels_and_reschedules_race_the_expiry_of_one_tick, thread
   const auto expiry = clock_type::now() + 40ms;
   auto handler_for = [&](std::size_t id) {
     return [&, id](const boost::system::error_code& ec) {
-      if (!ec && clock_type::now().time_since_epoch().count() < records[id].not_before)
+      if (!ec
+          && clock_type::now().time_since_epoch().count()
+              < records[id].not_before)
         ++records[id].early;
       ++records[id].calls;
     };
@@ -326,11 +332,12 @@ BOOST_DATA_TEST_CASE(cancels_and_reschedules_race_the_expiry_of_one_tick, thread
 
 // Handlers that throw: each exception leaves run() on the thread that ran it (which calls
 // run() again); the rest of its slice is put back, so every other handler still runs once.
-BOOST_DATA_TEST_CASE(throwing_handlers_lose_nothing_and_complete_nothing_twice, thread_counts,
-    threads)
+BOOST_DATA_TEST_CASE(throwing_handlers_lose_nothing_and_complete_nothing_twice,
+    thread_counts, threads)
 {
   constexpr std::size_t n = 5000;
-  constexpr int throwers = 50;  // 2 of every 200 waits throw, one aborted, one expired
+  constexpr int throwers =
+      50;  // 2 of every 200 waits throw, one aborted, one expired
   boost::asio::io_context io;
   service_type& service = make_wheel(io, 32);
 
@@ -352,7 +359,8 @@ BOOST_DATA_TEST_CASE(throwing_handlers_lose_nothing_and_complete_nothing_twice, 
     timers[i].cancel();
 
   std::atomic<int> exceptions{0};
-  BOOST_TEST_REQUIRE(run_on_threads(io, threads, exceptions), "run() did not return");
+  BOOST_TEST_REQUIRE(
+      run_on_threads(io, threads, exceptions), "run() did not return");
   BOOST_TEST(exceptions.load() == throwers);
   std::size_t not_once = 0;
   for (auto& c : calls)
@@ -368,11 +376,13 @@ BOOST_DATA_TEST_CASE(throwing_handlers_lose_nothing_and_complete_nothing_twice, 
 // The context is stopped in the middle of a storm and destroyed with decided waits (expired
 // and aborted) still queued in the service: those handlers are destroyed without running, the
 // others ran exactly once, and nothing leaks (ASan) or runs after destruction.
-BOOST_DATA_TEST_CASE(destroying_the_context_with_decided_waits_destroys_their_handlers,
+BOOST_DATA_TEST_CASE(
+    destroying_the_context_with_decided_waits_destroys_their_handlers,
     thread_counts, threads)
 {
   constexpr std::size_t n = 20000;
-  auto alive = std::make_shared<int>(0);  // one reference per handler not yet destroyed
+  auto alive =
+      std::make_shared<int>(0);  // one reference per handler not yet destroyed
   std::vector<std::atomic<int>> calls(n);
   std::atomic<std::size_t> ran{0};
   {
@@ -384,22 +394,24 @@ BOOST_DATA_TEST_CASE(destroying_the_context_with_decided_waits_destroys_their_ha
     for (std::size_t i = 0; i < n; ++i)
     {
       timers->emplace_back(*io, expiry);
-      timers->back().async_wait(
-          [&calls, &ran, &io, i, keep = alive](const boost::system::error_code&) {
-            ++calls[i];
-            if (++ran == 500)
-              io->stop();  // a storm in progress: thousands decided, not yet delivered
-          });
+      timers->back().async_wait([&calls, &ran, &io, i, keep = alive](
+                                    const boost::system::error_code&) {
+        ++calls[i];
+        if (++ran == 500)
+          io->stop();  // a storm in progress: thousands decided, not yet delivered
+      });
     }
     std::atomic<int> exceptions{0};
-    BOOST_TEST_REQUIRE(run_on_threads(*io, threads, exceptions), "run() did not return");
+    BOOST_TEST_REQUIRE(
+        run_on_threads(*io, threads, exceptions), "run() did not return");
     BOOST_TEST(ran.load() < n, "the storm was over before the stop");
     // Destroying the timers aborts what is still pending in the wheel: more decided waits.
     timers.reset();
     // Destroying the context destroys every queued handler without running it.
     io.reset();
   }
-  BOOST_TEST(alive.use_count() == 1, (alive.use_count() - 1) << " handlers were never destroyed");
+  BOOST_TEST(alive.use_count() == 1,
+      (alive.use_count() - 1) << " handlers were never destroyed");
   std::size_t twice = 0, called = 0;
   for (auto& c : calls)
   {

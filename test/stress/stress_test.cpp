@@ -50,23 +50,27 @@ using plain_timer = asio_wheel::wheel_timer;
 
 constexpr int run_threads = 4;
 constexpr int actor_count = 24;
-constexpr std::size_t max_waits = 400'000;  // ids beyond this are not started (bounded memory)
+constexpr std::size_t max_waits =
+    400'000;  // ids beyond this are not started (bounded memory)
 
 std::chrono::milliseconds stress_duration()
 {
   const char* v = std::getenv("ASIO_WHEEL_STRESS_MILLISECONDS");
-  return std::chrono::milliseconds(v && *v ? std::strtol(v, nullptr, 10) : 1500);
+  return std::chrono::milliseconds(
+      v && *v ? std::strtol(v, nullptr, 10) : 1500);
 }
 
 // Everything the threads report; the main thread makes the assertions (Boost.Test is not
 // thread-safe).
 struct shared_state
 {
-  std::vector<std::atomic<int>> calls = std::vector<std::atomic<int>>(max_waits);
+  std::vector<std::atomic<int>> calls =
+      std::vector<std::atomic<int>>(max_waits);
   std::atomic<std::size_t> next_wait_id{0};
   std::atomic<std::uint64_t> successes{0}, aborts{0}, other_errors{0};
   std::atomic<std::uint64_t> not_on_strand{0}, overlapping{0}, early{0};
-  std::atomic<std::uint64_t> creates{0}, destroys{0}, moves{0}, reschedules{0}, cancels{0};
+  std::atomic<std::uint64_t> creates{0}, destroys{0}, moves{0}, reschedules{0},
+      cancels{0};
   std::atomic<int> actors_done{0};
   std::mutex first_problem_mutex;
   std::string first_problem;
@@ -92,12 +96,12 @@ struct shared_state
 class actor : public std::enable_shared_from_this<actor>
 {
 public:
-  actor(boost::asio::io_context& io, shared_state& state, unsigned seed, bool strand_executor,
-      clock_type::time_point stop_at)
-    : io_(io), strand_(boost::asio::make_strand(io)), pacer_(strand_), state_(state),
-      rng_(seed), strand_executor_(strand_executor), stop_at_(stop_at)
-  {
-  }
+  actor(boost::asio::io_context& io, shared_state& state, unsigned seed,
+      bool strand_executor, clock_type::time_point stop_at)
+    : io_(io), strand_(boost::asio::make_strand(io)), pacer_(strand_),
+      state_(state), rng_(seed), strand_executor_(strand_executor),
+      stop_at_(stop_at)
+  {}
 
   void start()
   {
@@ -142,9 +146,12 @@ private:
     // (64 slots of 1 ms), sometimes already in the past.
     switch (rng_() % 8)
     {
-    case 0: return -std::chrono::microseconds(rng_() % 2000);
-    case 1: return std::chrono::milliseconds(64 + rng_() % 100);
-    default: return std::chrono::microseconds(rng_() % 5000);
+    case 0:
+      return -std::chrono::microseconds(rng_() % 2000);
+    case 1:
+      return std::chrono::milliseconds(64 + rng_() % 100);
+    default:
+      return std::chrono::microseconds(rng_() % 5000);
     }
   }
 
@@ -165,13 +172,15 @@ private:
       return;
     with_timer(slot, [&](auto& timer) {
       waits.push_back({*id, timer.expiry()});
-      auto handler = [self = shared_from_this(), id = *id](const boost::system::error_code& ec) {
+      auto handler = [self = shared_from_this(), id = *id](
+                         const boost::system::error_code& ec) {
         self->on_complete(id, ec);
       };
       if constexpr (std::is_same_v<std::decay_t<decltype(timer)>, strand_timer>)
         timer.async_wait(std::move(handler));
       else
-        timer.async_wait(boost::asio::bind_executor(strand_, std::move(handler)));
+        timer.async_wait(
+            boost::asio::bind_executor(strand_, std::move(handler)));
     });
   }
 
@@ -180,7 +189,8 @@ private:
     busy_guard guard(*this);
     const auto now = clock_type::now();
     if (state_.calls[id].fetch_add(1) != 0)
-      state_.problem("wait " + std::to_string(id) + " completed more than once");
+      state_.problem(
+          "wait " + std::to_string(id) + " completed more than once");
     // Find the record wherever it is (it moved with its timer between the two slots).
     std::optional<outstanding_wait> record;
     for (auto* waits : {&waits_[0], &waits_[1]})
@@ -198,7 +208,8 @@ private:
       {
         ++state_.early;
         state_.problem("wait " + std::to_string(id) + " succeeded "
-            + std::to_string((record->not_before - now).count()) + " ns before its expiry");
+            + std::to_string((record->not_before - now).count())
+            + " ns before its expiry");
       }
     }
     else if (ec == boost::asio::error::operation_aborted)
@@ -206,12 +217,14 @@ private:
     else
     {
       ++state_.other_errors;
-      state_.problem("wait " + std::to_string(id) + " completed with " + ec.message());
+      state_.problem(
+          "wait " + std::to_string(id) + " completed with " + ec.message());
     }
   }
 
   // Waits moved by reschedule may now complete as early as the new expiry.
-  static void lower_not_before(std::deque<outstanding_wait>& waits, clock_type::time_point t)
+  static void lower_not_before(
+      std::deque<outstanding_wait>& waits, clock_type::time_point t)
   {
     for (auto& w : waits)
       if (t < w.not_before)
@@ -242,10 +255,16 @@ private:
     else
       switch (rng_() % 16)
       {
-      case 0: case 1: case 2: case 3: case 4: case 5:
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+      case 5:
         start_wait(slot, waits);
         break;
-      case 6: case 7:
+      case 6:
+      case 7:
         with_timer(slot, [&](auto& t) {
           const auto d = random_delay();
           t.reschedule_after(d);
@@ -258,7 +277,8 @@ private:
         ++state_.cancels;
         break;
       case 9:
-        with_timer(slot, [&](auto& t) { rng_() % 2 ? t.cancel() : t.cancel_one(); });
+        with_timer(
+            slot, [&](auto& t) { rng_() % 2 ? t.cancel() : t.cancel_one(); });
         ++state_.cancels;
         break;
       case 10:
@@ -289,7 +309,8 @@ private:
       }
       default:
         with_timer(slot, [&](auto& t) {
-          t.reschedule_at(clock_type::now() + std::chrono::microseconds(rng_() % 3000));
+          t.reschedule_at(
+              clock_type::now() + std::chrono::microseconds(rng_() % 3000));
           lower_not_before(waits, t.expiry());
         });
         ++state_.reschedules;
@@ -302,9 +323,9 @@ private:
     else
     {
       pacer_.expires_after(std::chrono::microseconds(rng_() % 1500));
-      pacer_.async_wait([self = shared_from_this()](const boost::system::error_code&) {
-        self->step();
-      });
+      pacer_.async_wait(
+          [self = shared_from_this()](
+              const boost::system::error_code&) { self->step(); });
     }
   }
 
@@ -320,22 +341,26 @@ private:
   std::deque<outstanding_wait> waits_[2];
 };
 
-} // namespace
+}  // namespace
 
-BOOST_AUTO_TEST_CASE(four_run_threads_create_arm_move_and_destroy_timers_concurrently)
+BOOST_AUTO_TEST_CASE(
+    four_run_threads_create_arm_move_and_destroy_timers_concurrently)
 {
   boost::asio::io_context io(run_threads);
   asio_wheel::wheel_options options;
   options.tick = 1ms;
-  options.slots = 64;                      // a revolution every 64 ms: many wrap-arounds
-  options.max_completions_per_slice = 8;   // storms are cut into slices
-  auto& service = boost::asio::make_service<asio_wheel::wheel_timer_service<clock_type>>(io, options);
+  options.slots = 64;  // a revolution every 64 ms: many wrap-arounds
+  options.max_completions_per_slice = 8;  // storms are cut into slices
+  auto& service =
+      boost::asio::make_service<asio_wheel::wheel_timer_service<clock_type>>(
+          io, options);
 
   shared_state state;
   const auto duration = stress_duration();
   const auto stop_at = clock_type::now() + duration;
   for (int i = 0; i < actor_count; ++i)
-    std::make_shared<actor>(io, state, 7919u * (i + 1), i % 2 == 0, stop_at)->start();
+    std::make_shared<actor>(io, state, 7919u * (i + 1), i % 2 == 0, stop_at)
+        ->start();
 
   std::vector<std::future<void>> runs;
   for (int i = 0; i < run_threads; ++i)
@@ -352,9 +377,9 @@ BOOST_AUTO_TEST_CASE(four_run_threads_create_arm_move_and_destroy_timers_concurr
       for (int i = 0; i < 16; ++i)
       {
         batch.emplace_back(io, std::chrono::microseconds(rng() % 3000));
-        batch.back().async_wait([&outside_calls](const boost::system::error_code&) {
-          ++outside_calls;
-        });
+        batch.back().async_wait(
+            [&outside_calls](
+                const boost::system::error_code&) { ++outside_calls; });
         ++outside_waits;
       }
       for (auto& t : batch)
@@ -377,9 +402,11 @@ BOOST_AUTO_TEST_CASE(four_run_threads_create_arm_move_and_destroy_timers_concurr
   if (!all_returned)
   {
     const auto s = service.stats();
-    BOOST_ERROR("run() did not return on every thread 30 s after the actors stopped ("
+    BOOST_ERROR(
+        "run() did not return on every thread 30 s after the actors stopped ("
         << state.actors_done.load() << " of " << actor_count << " actors done, "
-        << s.pending_waits << " waits pending): a wait was lost or run() hangs");
+        << s.pending_waits
+        << " waits pending): a wait was lost or run() hangs");
     io.stop();
     for (auto& r : runs)
       r.wait();
@@ -391,21 +418,28 @@ BOOST_AUTO_TEST_CASE(four_run_threads_create_arm_move_and_destroy_timers_concurr
     if (state.calls[id].load() != 1)
       ++not_once;
   const auto s = service.stats();
-  BOOST_TEST_MESSAGE(duration.count() << " ms, " << run_threads << " run() threads, "
-      << actor_count << " actors: " << started << " waits (" << state.successes << " expired, "
-      << state.aborts << " aborted), " << state.creates << " creates, " << state.destroys
-      << " destroys, " << state.moves << " moves, " << state.reschedules << " reschedules, "
-      << state.cancels << " cancels; outside thread: " << outside_waits << " waits; service: "
-      << s.drive_wakeups << " drive wakeups, max lateness " << s.max_lateness.count() << " ns");
+  BOOST_TEST_MESSAGE(duration.count()
+      << " ms, " << run_threads << " run() threads, " << actor_count
+      << " actors: " << started << " waits (" << state.successes << " expired, "
+      << state.aborts << " aborted), " << state.creates << " creates, "
+      << state.destroys << " destroys, " << state.moves << " moves, "
+      << state.reschedules << " reschedules, " << state.cancels
+      << " cancels; outside thread: " << outside_waits
+      << " waits; service: " << s.drive_wakeups
+      << " drive wakeups, max lateness " << s.max_lateness.count() << " ns");
 
   BOOST_TEST(state.first_problem.empty(), state.first_problem);
-  BOOST_TEST(not_once == 0u, not_once << " of " << started << " waits did not run exactly once");
-  BOOST_TEST(state.not_on_strand.load() == 0u, "handlers or steps ran off their strand");
-  BOOST_TEST(state.overlapping.load() == 0u, "an actor ran two things at once on its strand");
+  BOOST_TEST(not_once == 0u,
+      not_once << " of " << started << " waits did not run exactly once");
+  BOOST_TEST(state.not_on_strand.load() == 0u,
+      "handlers or steps ran off their strand");
+  BOOST_TEST(state.overlapping.load() == 0u,
+      "an actor ran two things at once on its strand");
   BOOST_TEST(state.early.load() == 0u);
   BOOST_TEST(state.other_errors.load() == 0u);
   BOOST_TEST(outside_calls.load() == outside_waits.load(),
-      "outside thread: " << outside_calls << " handlers ran for " << outside_waits << " waits");
+      "outside thread: " << outside_calls << " handlers ran for "
+                         << outside_waits << " waits");
   BOOST_TEST(state.actors_done.load() == actor_count);
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.timers_in_wheel == 0u);
@@ -414,5 +448,6 @@ BOOST_AUTO_TEST_CASE(four_run_threads_create_arm_move_and_destroy_timers_concurr
   BOOST_TEST(state.successes.load() > 0u);
   BOOST_TEST(state.aborts.load() > 0u);
   BOOST_TEST(state.moves.load() > 0u);
-  BOOST_TEST(started < max_waits, "wait ids ran out; raise max_waits or shorten the run");
+  BOOST_TEST(started < max_waits,
+      "wait ids ran out; raise max_waits or shorten the run");
 }

@@ -23,7 +23,10 @@ namespace boost {
 namespace context {
 
 // A fiber's stack grows on demand up to what CreateFiber reserves: no fixed limit.
-bool stack_traits::is_unbounded() noexcept { return true; }
+bool stack_traits::is_unbounded() noexcept
+{
+  return true;
+}
 
 std::size_t stack_traits::page_size() noexcept
 {
@@ -32,12 +35,21 @@ std::size_t stack_traits::page_size() noexcept
   return info.dwPageSize;
 }
 
-std::size_t stack_traits::default_size() noexcept { return 64 * 1024; }
+std::size_t stack_traits::default_size() noexcept
+{
+  return 64 * 1024;
+}
 
-std::size_t stack_traits::minimum_size() noexcept { return 8 * 1024; }
+std::size_t stack_traits::minimum_size() noexcept
+{
+  return 8 * 1024;
+}
 
 // Meaningful only for a bounded stack (is_unbounded() is false): never called here.
-std::size_t stack_traits::maximum_size() noexcept { return std::size_t(1) << 30; }
+std::size_t stack_traits::maximum_size() noexcept
+{
+  return std::size_t(1) << 30;
+}
 
 namespace detail {
 
@@ -48,9 +60,10 @@ namespace {
 thread_local fiber_activation_record* current_record = nullptr;
 thread_local std::size_t initializers = 0;
 
-} // namespace
+}  // namespace
 
-fiber_activation_record_initializer::fiber_activation_record_initializer() noexcept
+fiber_activation_record_initializer::
+    fiber_activation_record_initializer() noexcept
 {
   if (initializers++ == 0)
     current_record = new fiber_activation_record();
@@ -72,7 +85,7 @@ fiber_activation_record*& fiber_activation_record::current() noexcept
   return current_record;
 }
 
-} // namespace detail
+}  // namespace detail
 
-} // namespace context
-} // namespace boost
+}  // namespace context
+}  // namespace boost

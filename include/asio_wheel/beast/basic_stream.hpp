@@ -30,7 +30,8 @@
 #include <asio_wheel/detail/config.hpp>
 
 #if defined(ASIO_WHEEL_STANDALONE)
-# error "asio_wheel/beast/basic_stream.hpp needs Boost.Beast, hence the Boost.Asio flavour of asio_wheel: do not define ASIO_WHEEL_STANDALONE (link asio_wheel::asio_wheel, not asio_wheel::asio_wheel_standalone)"
+# error                                                                        \
+     "asio_wheel/beast/basic_stream.hpp needs Boost.Beast, hence the Boost.Asio flavour of asio_wheel: do not define ASIO_WHEEL_STANDALONE (link asio_wheel::asio_wheel, not asio_wheel::asio_wheel_standalone)"
 #endif
 
 #include <asio_wheel/beast/detail/pending_guard.hpp>
@@ -50,9 +51,14 @@
 #include <cstddef>
 #include <type_traits>
 
-namespace boost { namespace asio { namespace ssl {
-template <typename> class stream;
-} } }
+namespace boost {
+namespace asio {
+namespace ssl {
+template <typename>
+class stream;
+}
+}  // namespace asio
+}  // namespace boost
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace beast {
@@ -123,7 +129,7 @@ public:
 
 private:
   static_assert(asio::is_executor<Executor>::value
-      || asio::execution::is_executor<Executor>::value,
+          || asio::execution::is_executor<Executor>::value,
       "Executor type requirements not met");
 
   using clock_type = detail::timeout_clock;
@@ -172,8 +178,7 @@ public:
    * executor, an execution context, a socket to move, ...).
    */
   template <class Arg0, class... Args,
-      class = std::enable_if_t<
-        !std::is_constructible<RatePolicy, Arg0>::value>>
+      class = std::enable_if_t<!std::is_constructible<RatePolicy, Arg0>::value>>
   explicit basic_stream(Arg0&& arg0, Args&&... args);
 
   /// Constructor: takes a rate policy, forwards the remaining arguments to
@@ -184,7 +189,7 @@ public:
    */
   template <class RatePolicy_, class Arg0, class... Args,
       class = std::enable_if_t<
-        std::is_constructible<RatePolicy, RatePolicy_>::value>>
+          std::is_constructible<RatePolicy, RatePolicy_>::value>>
   basic_stream(RatePolicy_&& policy, Arg0&& arg, Args&&... args);
 
   /// Converting move constructor, from a stream of another executor type:
@@ -276,8 +281,8 @@ public:
   /// Connects to the first endpoint of @p endpoints that accepts (blocking).
   /// @returns The endpoint connected to. @throws system_error on failure.
   template <class EndpointSequence,
-      class = std::enable_if_t<
-        asio::is_endpoint_sequence<EndpointSequence>::value>>
+      class =
+          std::enable_if_t<asio::is_endpoint_sequence<EndpointSequence>::value>>
   typename Protocol::endpoint connect(const EndpointSequence& endpoints)
   {
     return asio::connect(socket(), endpoints);
@@ -286,10 +291,10 @@ public:
   /// Connects to the first endpoint of @p endpoints that accepts (blocking).
   /// @returns The endpoint connected to, or a default one on failure.
   template <class EndpointSequence,
-      class = std::enable_if_t<
-        asio::is_endpoint_sequence<EndpointSequence>::value>>
-  typename Protocol::endpoint connect(const EndpointSequence& endpoints,
-      error_code& ec)
+      class =
+          std::enable_if_t<asio::is_endpoint_sequence<EndpointSequence>::value>>
+  typename Protocol::endpoint connect(
+      const EndpointSequence& endpoints, error_code& ec)
   {
     return asio::connect(socket(), endpoints, ec);
   }
@@ -313,18 +318,18 @@ public:
   /// Connects to the first endpoint of @p endpoints that @p connect_condition
   /// accepts and that accepts the connection (blocking).
   template <class EndpointSequence, class ConnectCondition,
-      class = std::enable_if_t<
-        asio::is_endpoint_sequence<EndpointSequence>::value>>
-  typename Protocol::endpoint connect(const EndpointSequence& endpoints,
-      ConnectCondition connect_condition)
+      class =
+          std::enable_if_t<asio::is_endpoint_sequence<EndpointSequence>::value>>
+  typename Protocol::endpoint connect(
+      const EndpointSequence& endpoints, ConnectCondition connect_condition)
   {
     return asio::connect(socket(), endpoints, connect_condition);
   }
 
   /// As above, reporting failure in @p ec.
   template <class EndpointSequence, class ConnectCondition,
-      class = std::enable_if_t<
-        asio::is_endpoint_sequence<EndpointSequence>::value>>
+      class =
+          std::enable_if_t<asio::is_endpoint_sequence<EndpointSequence>::value>>
   typename Protocol::endpoint connect(const EndpointSequence& endpoints,
       ConnectCondition connect_condition, error_code& ec)
   {
@@ -334,8 +339,8 @@ public:
   /// Connects to the first endpoint of [@p begin, @p end) that
   /// @p connect_condition accepts and that accepts the connection (blocking).
   template <class Iterator, class ConnectCondition>
-  Iterator connect(Iterator begin, Iterator end,
-      ConnectCondition connect_condition)
+  Iterator connect(
+      Iterator begin, Iterator end, ConnectCondition connect_condition)
   {
     return asio::connect(socket(), begin, end, connect_condition);
   }
@@ -355,11 +360,11 @@ public:
    * `boost::beast::error::timeout` if the timeout elapsed.
    */
   template <BOOST_BEAST_ASYNC_TPARAM1 ConnectHandler =
-      asio::default_completion_token_t<executor_type>>
+                asio::default_completion_token_t<executor_type>>
   BOOST_BEAST_ASYNC_RESULT1(ConnectHandler)
   async_connect(const endpoint_type& ep,
       ConnectHandler&& handler =
-        asio::default_completion_token_t<executor_type>{});
+          asio::default_completion_token_t<executor_type>{});
 
   /// Connects asynchronously to the first endpoint of @p endpoints that
   /// accepts, with the stream's timeout over the whole attempt.
@@ -368,30 +373,30 @@ public:
    */
   template <class EndpointSequence,
       BOOST_ASIO_COMPLETION_TOKEN_FOR(
-        void(error_code, typename Protocol::endpoint)) RangeConnectHandler =
-          asio::default_completion_token_t<executor_type>,
-      class = std::enable_if_t<
-        asio::is_endpoint_sequence<EndpointSequence>::value>>
-  BOOST_ASIO_INITFN_RESULT_TYPE(RangeConnectHandler,
-      void(error_code, typename Protocol::endpoint))
+          void(error_code, typename Protocol::endpoint))
+          RangeConnectHandler = asio::default_completion_token_t<executor_type>,
+      class =
+          std::enable_if_t<asio::is_endpoint_sequence<EndpointSequence>::value>>
+  BOOST_ASIO_INITFN_RESULT_TYPE(
+      RangeConnectHandler, void(error_code, typename Protocol::endpoint))
   async_connect(const EndpointSequence& endpoints,
       RangeConnectHandler&& handler =
-        asio::default_completion_token_t<executor_type>{});
+          asio::default_completion_token_t<executor_type>{});
 
   /// As above, trying only the endpoints @p connect_condition accepts:
   /// `bool(const error_code& ec, const typename Protocol::endpoint& next)`.
   template <class EndpointSequence, class ConnectCondition,
       BOOST_ASIO_COMPLETION_TOKEN_FOR(
-        void(error_code, typename Protocol::endpoint)) RangeConnectHandler =
-          asio::default_completion_token_t<executor_type>,
-      class = std::enable_if_t<
-        asio::is_endpoint_sequence<EndpointSequence>::value>>
-  BOOST_ASIO_INITFN_RESULT_TYPE(RangeConnectHandler,
-      void(error_code, typename Protocol::endpoint))
+          void(error_code, typename Protocol::endpoint))
+          RangeConnectHandler = asio::default_completion_token_t<executor_type>,
+      class =
+          std::enable_if_t<asio::is_endpoint_sequence<EndpointSequence>::value>>
+  BOOST_ASIO_INITFN_RESULT_TYPE(
+      RangeConnectHandler, void(error_code, typename Protocol::endpoint))
   async_connect(const EndpointSequence& endpoints,
       ConnectCondition connect_condition,
       RangeConnectHandler&& handler =
-        asio::default_completion_token_t<executor_type>{});
+          asio::default_completion_token_t<executor_type>{});
 
   /// Connects asynchronously to the first endpoint of [@p begin, @p end)
   /// that accepts, with the stream's timeout over the whole attempt.
@@ -400,25 +405,25 @@ public:
    */
   template <class Iterator,
       BOOST_ASIO_COMPLETION_TOKEN_FOR(void(error_code, Iterator))
-        IteratorConnectHandler =
-          asio::default_completion_token_t<executor_type>>
-  BOOST_ASIO_INITFN_RESULT_TYPE(IteratorConnectHandler,
-      void(error_code, Iterator))
+          IteratorConnectHandler =
+              asio::default_completion_token_t<executor_type>>
+  BOOST_ASIO_INITFN_RESULT_TYPE(
+      IteratorConnectHandler, void(error_code, Iterator))
   async_connect(Iterator begin, Iterator end,
       IteratorConnectHandler&& handler =
-        asio::default_completion_token_t<executor_type>{});
+          asio::default_completion_token_t<executor_type>{});
 
   /// As above, trying only the endpoints @p connect_condition accepts.
   template <class Iterator, class ConnectCondition,
       BOOST_ASIO_COMPLETION_TOKEN_FOR(void(error_code, Iterator))
-        IteratorConnectHandler =
-          asio::default_completion_token_t<executor_type>>
-  BOOST_ASIO_INITFN_RESULT_TYPE(IteratorConnectHandler,
-      void(error_code, Iterator))
+          IteratorConnectHandler =
+              asio::default_completion_token_t<executor_type>>
+  BOOST_ASIO_INITFN_RESULT_TYPE(
+      IteratorConnectHandler, void(error_code, Iterator))
   async_connect(Iterator begin, Iterator end,
       ConnectCondition connect_condition,
       IteratorConnectHandler&& handler =
-        asio::default_completion_token_t<executor_type>{});
+          asio::default_completion_token_t<executor_type>{});
 
   /// Reads some data (blocking, no timeout, no rate limit).
   /// @throws system_error on failure.
@@ -444,11 +449,11 @@ public:
    */
   template <class MutableBufferSequence,
       BOOST_BEAST_ASYNC_TPARAM2 ReadHandler =
-        asio::default_completion_token_t<executor_type>>
+          asio::default_completion_token_t<executor_type>>
   BOOST_BEAST_ASYNC_RESULT2(ReadHandler)
   async_read_some(const MutableBufferSequence& buffers,
       ReadHandler&& handler =
-        asio::default_completion_token_t<executor_type>{});
+          asio::default_completion_token_t<executor_type>{});
 
   /// Writes some data (blocking, no timeout, no rate limit).
   /// @throws system_error on failure.
@@ -474,16 +479,15 @@ public:
    */
   template <class ConstBufferSequence,
       BOOST_BEAST_ASYNC_TPARAM2 WriteHandler =
-        asio::default_completion_token_t<Executor>>
+          asio::default_completion_token_t<Executor>>
   BOOST_BEAST_ASYNC_RESULT2(WriteHandler)
   async_write_some(const ConstBufferSequence& buffers,
-      WriteHandler&& handler =
-        asio::default_completion_token_t<Executor>{});
+      WriteHandler&& handler = asio::default_completion_token_t<Executor>{});
 };
 
-} // namespace beast
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
 #include <asio_wheel/beast/impl/basic_stream.hpp>
 
-#endif // ASIO_WHEEL_BEAST_BASIC_STREAM_HPP
+#endif  // ASIO_WHEEL_BEAST_BASIC_STREAM_HPP

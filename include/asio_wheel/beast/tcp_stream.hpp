@@ -20,7 +20,7 @@ namespace beast {
 /// no rate limit: the drop-in for boost::beast::tcp_stream.
 using tcp_stream = basic_stream<asio::ip::tcp>;
 
-} // namespace beast
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_TCP_STREAM_HPP
+#endif  // ASIO_WHEEL_BEAST_TCP_STREAM_HPP

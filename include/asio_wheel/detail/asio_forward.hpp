@@ -65,8 +65,12 @@
 # define ASIO_WHEEL_ASIO_NAMESPACE_BEGIN namespace asio {
 # define ASIO_WHEEL_ASIO_NAMESPACE_END }
 #else
-# define ASIO_WHEEL_ASIO_NAMESPACE_BEGIN namespace boost { namespace asio {
-# define ASIO_WHEEL_ASIO_NAMESPACE_END } }
+# define ASIO_WHEEL_ASIO_NAMESPACE_BEGIN                                       \
+  namespace boost {                                                            \
+  namespace asio {
+# define ASIO_WHEEL_ASIO_NAMESPACE_END                                         \
+  }                                                                            \
+  }
 #endif
 
 ASIO_WHEEL_NAMESPACE_BEGIN
@@ -94,11 +98,11 @@ using deferred_t = asio::experimental::deferred_t;
 
 template <typename Executor>
 using default_token_t = std::conditional_t<
-    std::is_void<asio::default_completion_token_t<Executor>>::value,
-    deferred_t, asio::default_completion_token_t<Executor>>;
+    std::is_void<asio::default_completion_token_t<Executor>>::value, deferred_t,
+    asio::default_completion_token_t<Executor>>;
 
-} // namespace detail
+}  // namespace detail
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_ASIO_FORWARD_HPP
+#endif  // ASIO_WHEEL_DETAIL_ASIO_FORWARD_HPP

@@ -35,7 +35,7 @@
 # include <asio/detail/operation.hpp>
 # include <asio/detail/throw_error.hpp>
 /// Asio's compile-time check that a handler has the wait signature.
-# define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler) \
+# define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler)                  \
   ASIO_WAIT_HANDLER_CHECK(handler_type, handler)
 #else
 # include <boost/asio/detail/bind_handler.hpp>
@@ -49,7 +49,7 @@
 # include <boost/asio/detail/op_queue.hpp>
 # include <boost/asio/detail/operation.hpp>
 # include <boost/asio/detail/throw_error.hpp>
-# define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler) \
+# define ASIO_WHEEL_WAIT_HANDLER_CHECK(handler_type, handler)                  \
   BOOST_ASIO_WAIT_HANDLER_CHECK(handler_type, handler)
 #endif
 
@@ -73,8 +73,7 @@ class operation_with_flags : public scheduler_operation
 protected:
   explicit operation_with_flags(func_type complete) noexcept
     : scheduler_operation(complete)
-  {
-  }
+  {}
 
   void set_flags(unsigned bits) noexcept { flag_word() |= bits; }
   bool has_flags(unsigned bits) const noexcept
@@ -89,29 +88,41 @@ private:
   // its Internal, Offset and OffsetHigh before calling the operation. So a
   // word of its own: on x64 it fills the base's tail padding with GCC and
   // Clang (no extra bytes), and adds 8 bytes with MSVC.
-  unsigned& flag_word() noexcept { return flags_; }
-  const unsigned& flag_word() const noexcept { return flags_; }
+  unsigned& flag_word() noexcept
+  {
+    return flags_;
+  }
+  const unsigned& flag_word() const noexcept
+  {
+    return flags_;
+  }
   unsigned flags_ = 0;
 #else
   // scheduler_operation's task_result_, which the scheduler passes to the
   // completion as "bytes transferred" and writes only for its reactor task:
   // no extra bytes.
-  unsigned& flag_word() noexcept { return task_result_; }
-  const unsigned& flag_word() const noexcept { return task_result_; }
+  unsigned& flag_word() noexcept
+  {
+    return task_result_;
+  }
+  const unsigned& flag_word() const noexcept
+  {
+    return task_result_;
+  }
 #endif
 };
 
 // Completing a handler: work tracking and dispatch to its associated
 // executor, the handler bound to its arguments, the memory fence.
-using asio::detail::handler_work;
 using asio::detail::binder1;
 using asio::detail::fenced_block;
+using asio::detail::handler_work;
 
 // The I/O object plumbing basic_waitable_timer and its service are built on.
+using asio::detail::chrono_time_traits;
 using asio::detail::execution_context_service_base;
 using asio::detail::io_object_impl;
 using asio::detail::non_const_lvalue;
-using asio::detail::chrono_time_traits;
 using asio::detail::throw_error;
 
 /// What an I/O object's get_executor() returns in this Asio: a const
@@ -149,7 +160,7 @@ inline const asio::io_context::executor_type* native_executor(
   return target_of<asio::io_context::executor_type>(ex);
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
+#endif  // ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP

@@ -56,7 +56,7 @@
 # if defined(ASIO_WHEEL_ASIO_HAS_CONFIG_SERVICE)
 #  include <asio/config.hpp>
 # endif
-# define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint) \
+# define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint)                     \
   ASIO_CONCURRENCY_HINT_IS_LOCKING(facility, hint)
 #else
 # include <boost/asio/detail/concurrency_hint.hpp>
@@ -71,12 +71,13 @@
 # if defined(ASIO_WHEEL_ASIO_HAS_CONFIG_SERVICE)
 #  include <boost/asio/config.hpp>
 # endif
-# define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint) \
+# define ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(facility, hint)                     \
   BOOST_ASIO_CONCURRENCY_HINT_IS_LOCKING(facility, hint)
 #endif
 
 #if defined(ASIO_WHEEL_ASIO_WINDOWS_RUNTIME)
-# error "asio_wheel does not support Asio's Windows Runtime backend (never built or tested); Windows desktop (IOCP) is supported"
+# error                                                                        \
+     "asio_wheel does not support Asio's Windows Runtime backend (never built or tested); Windows desktop (IOCP) is supported"
 #endif
 
 ASIO_WHEEL_NAMESPACE_BEGIN
@@ -99,18 +100,16 @@ using reactor_wait_op = asio::detail::wait_op;
 /// A timer queue in the reactor, for timers of TimeTraits.
 #if defined(ASIO_WHEEL_ASIO_TIMER_QUEUE_HAS_ALLOCATOR)
 template <typename TimeTraits>
-class reactor_timer_queue
-  : public asio::detail::timer_queue<TimeTraits,
-      asio::execution_context::allocator<void>>
+class reactor_timer_queue : public asio::detail::timer_queue<TimeTraits,
+                                asio::execution_context::allocator<void>>
 {
 public:
   explicit reactor_timer_queue(asio::execution_context& context)
     : asio::detail::timer_queue<TimeTraits,
         asio::execution_context::allocator<void>>(
-          asio::execution_context::allocator<void>(context),
-          1)  // heap reserve: the queue holds one timer, the drive timer
-  {
-  }
+        asio::execution_context::allocator<void>(context),
+        1)  // heap reserve: the queue holds one timer, the drive timer
+  {}
 };
 #else
 template <typename TimeTraits>
@@ -144,14 +143,14 @@ inline scheduler_threading threading_of(asio::execution_context& context)
   // reach it through config_from_concurrency_hint, which reports UNSAFE and
   // UNSAFE_IO as concurrency_hint 1 (UNSAFE also as locking 0), and SAFE as
   // 1 in Asio 1.34 and 1.35, as -1 from 1.36 on.
-  const asio::config_service& config
-    = asio::use_service<asio::config_service>(context);
+  const asio::config_service& config =
+      asio::use_service<asio::config_service>(context);
   char hint_text[32];
-  const char* hint = config.get_value("scheduler", "concurrency_hint",
-      hint_text, sizeof(hint_text));
+  const char* hint = config.get_value(
+      "scheduler", "concurrency_hint", hint_text, sizeof(hint_text));
   char locking_text[32];
-  const char* locking = config.get_value("scheduler", "locking",
-      locking_text, sizeof(locking_text));
+  const char* locking = config.get_value(
+      "scheduler", "locking", locking_text, sizeof(locking_text));
   scheduler_threading t;
   t.locking = !locking || std::strtol(locking, nullptr, 0) != 0;
   t.one_thread = (hint && std::strtol(hint, nullptr, 0) == 1) || !t.locking;
@@ -165,12 +164,12 @@ inline scheduler_threading threading_of(asio::execution_context& context)
   scheduler_threading t;
   t.locking = ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(SCHEDULER, hint);
   t.one_thread = hint == 1 || !t.locking
-    || !ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(REACTOR_IO, hint);
+      || !ASIO_WHEEL_DETAIL_HINT_IS_LOCKING(REACTOR_IO, hint);
   return t;
 #endif
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP
+#endif  // ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP

@@ -63,7 +63,7 @@ inline std::uint64_t rotate_right(std::uint64_t w, unsigned r) noexcept
   return r == 0 ? w : (w >> r) | (w << (64 - r));
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_BITS_HPP
+#endif  // ASIO_WHEEL_DETAIL_BITS_HPP

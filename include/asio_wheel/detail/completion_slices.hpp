@@ -65,11 +65,10 @@ public:
     bool post_slice = false;  // the slice operation must be posted
   };
 
-  completion_slices(scheduler& s, bool one_thread,
-      slice_function on_slice, void* owner) noexcept
+  completion_slices(scheduler& s, bool one_thread, slice_function on_slice,
+      void* owner) noexcept
     : scheduler_(s), one_thread_(one_thread), slice_op_(on_slice, owner)
-  {
-  }
+  {}
 
   completion_slices(const completion_slices&) = delete;
   completion_slices& operator=(const completion_slices&) = delete;
@@ -191,8 +190,8 @@ public:
     }
     queued_ -= n;
     post_slice = !one_thread_
-      && (!decided_.empty() || !expired_.empty() || more_to_expire)
-      && claim_slice();
+        && (!decided_.empty() || !expired_.empty() || more_to_expire)
+        && claim_slice();
     return n;
   }
 
@@ -211,7 +210,8 @@ public:
       decided_.push(rest);
     }
     return (!decided_.empty() || deferred_count_ != 0 || !expired_.empty()
-        || more_to_expire) && claim_slice();
+               || more_to_expire)
+        && claim_slice();
   }
 
   /// Shutdown: every queued wait, to be destroyed without being invoked.
@@ -232,10 +232,7 @@ public:
   }
 
   /// Queues the slice operation in the scheduler. Lock not held.
-  void post_slice()
-  {
-    scheduler_.post_immediate_completion(&slice_op_, false);
-  }
+  void post_slice() { scheduler_.post_immediate_completion(&slice_op_, false); }
 
   /// Calls the handlers of @p batch in order, each exactly as the scheduler
   /// would. If a handler throws, the exception leaves here
@@ -278,8 +275,7 @@ private:
   {
     slice_op(slice_function f, void* o)
       : scheduler_operation(&slice_op::do_complete), on_slice(f), owner(o)
-    {
-    }
+    {}
 
     static void do_complete(void* scheduler_owner, scheduler_operation* base,
         const error_code&, std::size_t)
@@ -329,7 +325,7 @@ private:
   bool slice_posted_ = false;  // slice_op_ is queued in the scheduler
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_COMPLETION_SLICES_HPP
+#endif  // ASIO_WHEEL_DETAIL_COMPLETION_SLICES_HPP

@@ -32,14 +32,16 @@
 #define ASIO_WHEEL_DETAIL_CONFIG_HPP
 
 #if defined(ASIO_WHEEL_STANDALONE) && defined(ASIO_WHEEL_BOOST)
-# error "asio_wheel: ASIO_WHEEL_STANDALONE (standalone Asio) and ASIO_WHEEL_BOOST (Boost.Asio) are both defined: define one"
+# error                                                                        \
+     "asio_wheel: ASIO_WHEEL_STANDALONE (standalone Asio) and ASIO_WHEEL_BOOST (Boost.Asio) are both defined: define one"
 #endif
 #if !defined(ASIO_WHEEL_STANDALONE) && !defined(ASIO_WHEEL_BOOST)
 # if defined(ASIO_STANDALONE)
 #  define ASIO_WHEEL_STANDALONE 1
 # elif defined(__has_include)
 #  if !__has_include(<boost/asio/version.hpp>) && __has_include(<asio/version.hpp>)
-#   error "asio_wheel: Boost.Asio not found, standalone Asio is there: define ASIO_STANDALONE (as standalone Asio asks) to use it"
+#   error                                                                      \
+       "asio_wheel: Boost.Asio not found, standalone Asio is there: define ASIO_STANDALONE (as standalone Asio asks) to use it"
 #  endif
 # endif
 #endif
@@ -102,9 +104,12 @@
 // stops with #error rather than compile something never tested.
 
 /// Opens and closes the library's namespace for the flavour being compiled.
-#define ASIO_WHEEL_NAMESPACE_BEGIN \
-  namespace asio_wheel { inline namespace ASIO_WHEEL_FLAVOUR_NAMESPACE {
-#define ASIO_WHEEL_NAMESPACE_END } }
+#define ASIO_WHEEL_NAMESPACE_BEGIN                                             \
+ namespace asio_wheel {                                                        \
+ inline namespace ASIO_WHEEL_FLAVOUR_NAMESPACE {
+#define ASIO_WHEEL_NAMESPACE_END                                               \
+ }                                                                             \
+ }
 
 // ---- Version gates (ASIO_WHEEL_ASIO_VERSION is the same number in both
 // flavours: standalone Asio 1.34.0 is 103400, and so is Boost.Asio 1.34.0,
@@ -142,4 +147,4 @@
 # define ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS 1
 #endif
 
-#endif // ASIO_WHEEL_DETAIL_CONFIG_HPP
+#endif  // ASIO_WHEEL_DETAIL_CONFIG_HPP

@@ -54,26 +54,21 @@ class drive_timer
 public:
   /// Called from a thread running the context when timer @p which fired
   /// (ec clear) or its cancellation completed (ec set); lock not held.
-  using wakeup_function =
-    void (*)(void* owner, const error_code& ec, unsigned which);
+  using wakeup_function = void (*)(
+      void* owner, const error_code& ec, unsigned which);
 
   drive_timer(asio::execution_context& context, scheduler& sched,
       const tick_grid<Clock>& grid, wakeup_function on_wakeup, void* owner)
-    : grid_(grid),
-      scheduler_(sched),
+    : grid_(grid), scheduler_(sched),
       reactor_(asio::use_service<reactor>(context)),
-      queue_(context),
-      timers_{ { drive_op(on_wakeup, owner, 0) },
-        { drive_op(on_wakeup, owner, 1) } }
+      queue_(context), timers_{{drive_op(on_wakeup, owner, 0)},
+                           {drive_op(on_wakeup, owner, 1)}}
   {
     reactor_.init_task();
     reactor_.add_timer_queue(queue_);
   }
 
-  ~drive_timer()
-  {
-    reactor_.remove_timer_queue(queue_);
-  }
+  ~drive_timer() { reactor_.remove_timer_queue(queue_); }
 
   drive_timer(const drive_timer&) = delete;
   drive_timer& operator=(const drive_timer&) = delete;
@@ -116,7 +111,7 @@ public:
     if (is_idle(timers_[0]) || is_idle(timers_[1]))
       return true;
     return !timers_[0].busy && !timers_[1].busy
-      && (std::max)(timers_[0].tick, timers_[1].tick) > next;
+        && (std::max)(timers_[0].tick, timers_[1].tick) > next;
   }
 
   /// After arm_no_later_than(next): arms an idle timer for the due tick
@@ -171,10 +166,9 @@ private:
   struct drive_op : reactor_wait_op
   {
     drive_op(wakeup_function f, void* o, unsigned w)
-      : reactor_wait_op(&drive_op::do_complete),
-        on_wakeup(f), owner(o), which(w)
-    {
-    }
+      : reactor_wait_op(&drive_op::do_complete), on_wakeup(f), owner(o),
+        which(w)
+    {}
 
     static void do_complete(void* scheduler_owner, scheduler_operation* base,
         const error_code&, std::size_t)
@@ -194,7 +188,7 @@ private:
     drive_op op;
     typename reactor_timer_queue<time_traits>::per_timer_data data{};
     tick_type tick = never_tick;  // armed for, or never_tick
-    bool busy = false;    // cancelled, not yet completed
+    bool busy = false;  // cancelled, not yet completed
     bool parked = false;  // armed, its unit of work given back (disarm)
   };
 
@@ -206,7 +200,8 @@ private:
   timer* idle_timer() noexcept
   {
     return is_idle(timers_[0]) ? &timers_[0]
-      : is_idle(timers_[1]) ? &timers_[1] : nullptr;
+        : is_idle(timers_[1])  ? &timers_[1]
+                               : nullptr;
   }
 
   // Of two armed timers, the one armed for the later tick.
@@ -258,7 +253,7 @@ private:
   std::uint64_t cancels_ = 0;
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_DRIVE_TIMER_HPP
+#endif  // ASIO_WHEEL_DETAIL_DRIVE_TIMER_HPP

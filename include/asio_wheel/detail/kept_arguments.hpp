@@ -46,8 +46,9 @@ public:
   template <typename... Args>
   static constexpr unsigned char index_for()
   {
-    constexpr bool matches[] = { std::is_constructible<
-        typename signature_arguments<Signatures>::type, Args&&...>::value... };
+    constexpr bool matches[] = {
+        std::is_constructible<typename signature_arguments<Signatures>::type,
+            Args&&...>::value...};
     for (std::size_t i = 0; i < sizeof...(Signatures); ++i)
       if (matches[i])
         return static_cast<unsigned char>(i + 1);
@@ -61,7 +62,7 @@ public:
     constexpr unsigned char index = index_for<Args...>();
     static_assert(index != 0, "no completion signature takes these arguments");
     ::new (static_cast<void*>(storage_))
-      alternative<index>(std::forward<Args>(args)...);
+        alternative<index>(std::forward<Args>(args)...);
     return index;
   }
 
@@ -75,9 +76,9 @@ public:
   void destroy(unsigned char index) noexcept
   {
     visit(index, [](auto& args) {
-          using tuple_type = std::decay_t<decltype(args)>;
-          args.~tuple_type();
-        });
+      using tuple_type = std::decay_t<decltype(args)>;
+      args.~tuple_type();
+    });
   }
 
 private:
@@ -97,12 +98,12 @@ private:
     (void)((index == I + 1 ? (f(get<I + 1>()), true) : false) || ...);
   }
 
-  alignas(typename signature_arguments<Signatures>::type...) unsigned char
-    storage_[(std::max)(
-        {sizeof(typename signature_arguments<Signatures>::type)...})];
+  alignas(
+      typename signature_arguments<Signatures>::type...) unsigned char storage_
+      [(std::max)({sizeof(typename signature_arguments<Signatures>::type)...})];
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_KEPT_ARGUMENTS_HPP
+#endif  // ASIO_WHEEL_DETAIL_KEPT_ARGUMENTS_HPP

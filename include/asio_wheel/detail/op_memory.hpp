@@ -20,8 +20,9 @@ ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 template <typename Handler>
-inline constexpr bool uses_op_pool = std::is_same<
-    asio::associated_allocator_t<Handler>, std::allocator<void>>::value;
+inline constexpr bool uses_op_pool =
+    std::is_same<asio::associated_allocator_t<Handler>,
+        std::allocator<void>>::value;
 
 /// The memory of one Op for @p Handler. Made from the handler; for an
 /// operation that holds its handler, make it before destroying the
@@ -32,8 +33,7 @@ class op_memory
 public:
   explicit op_memory(const Handler& handler)
     : allocator_(asio::get_associated_allocator(handler))
-  {
-  }
+  {}
 
   void* allocate() { return allocator_.allocate(1); }
 
@@ -43,8 +43,9 @@ public:
   }
 
 private:
-  typename std::allocator_traits<asio::associated_allocator_t<Handler>>::
-    template rebind_alloc<Op> allocator_;
+  typename std::allocator_traits<
+      asio::associated_allocator_t<Handler>>::template rebind_alloc<Op>
+      allocator_;
 };
 
 template <typename Op, typename Handler>
@@ -61,7 +62,7 @@ public:
   }
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_OP_MEMORY_HPP
+#endif  // ASIO_WHEEL_DETAIL_OP_MEMORY_HPP

@@ -46,11 +46,11 @@ private:
   static inline std::size_t class_of(std::size_t size) noexcept;
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
 #if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
 # include <asio_wheel/detail/impl/op_pool.ipp>
 #endif
 
-#endif // ASIO_WHEEL_DETAIL_OP_POOL_HPP
+#endif  // ASIO_WHEEL_DETAIL_OP_POOL_HPP

@@ -33,7 +33,7 @@ inline void prefetch_for_write(const void* p, std::size_t bytes) noexcept
 #endif
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_PREFETCH_HPP
+#endif  // ASIO_WHEEL_DETAIL_PREFETCH_HPP

@@ -39,8 +39,7 @@ public:
   /// resolution (at least one clock unit).
   tick_grid(std::chrono::nanoseconds tick, time_point origin) noexcept
     : tick_(to_clock_tick(tick)), origin_(origin)
-  {
-  }
+  {}
 
   /// The first tick boundary at or after t: waiting for it is never early.
   /// Times before the origin have negative ticks (a clock that is not
@@ -56,8 +55,8 @@ public:
     urep q = diff / tk;
     if (q * tk != diff)
       ++q;
-    return q >= static_cast<urep>(max_tick)
-      ? never_tick : static_cast<tick_type>(q);
+    return q >= static_cast<urep>(max_tick) ? never_tick
+                                            : static_cast<tick_type>(q);
   }
 
   /// The last tick boundary at or before t. Exact while t lies within
@@ -73,8 +72,8 @@ public:
       return -saturate(d / tk + (d % tk != 0 ? 1 : 0));
     }
     const urep q = elapsed(t) / tk;
-    return q >= static_cast<urep>(max_tick)
-      ? max_tick - 1 : static_cast<tick_type>(q);
+    return q >= static_cast<urep>(max_tick) ? max_tick - 1
+                                            : static_cast<tick_type>(q);
   }
 
   /// Whole ticks in @p d, rounded down (a tolerance never grows by the
@@ -83,10 +82,10 @@ public:
   {
     if (d <= duration::zero())
       return 0;
-    const urep q = static_cast<urep>(d.count())
-      / static_cast<urep>(tick_.count());
-    return q >= static_cast<urep>(max_tick)
-      ? max_tick : static_cast<tick_type>(q);
+    const urep q =
+        static_cast<urep>(d.count()) / static_cast<urep>(tick_.count());
+    return q >= static_cast<urep>(max_tick) ? max_tick
+                                            : static_cast<tick_type>(q);
   }
 
   /// The time of tick boundary k, saturated at the clock's limits.
@@ -100,7 +99,7 @@ public:
     if (k >= 0)
     {
       const urep room =
-        static_cast<urep>((std::numeric_limits<rep>::max)()) - origin;
+          static_cast<urep>((std::numeric_limits<rep>::max)()) - origin;
       if (static_cast<urep>(k) > room / tk)
         return (time_point::max)();
       t = origin + static_cast<urep>(k) * tk;
@@ -108,7 +107,7 @@ public:
     else
     {
       const urep room =
-        origin - static_cast<urep>((std::numeric_limits<rep>::min)());
+          origin - static_cast<urep>((std::numeric_limits<rep>::min)());
       const urep back = static_cast<urep>(-(k + 1)) + 1;  // -k, for any k < 0
       if (back > room / tk)
         return (time_point::min)();
@@ -133,20 +132,20 @@ private:
   urep elapsed(const time_point& t) const noexcept
   {
     return static_cast<urep>(t.time_since_epoch().count())
-      - static_cast<urep>(origin_.time_since_epoch().count());
+        - static_cast<urep>(origin_.time_since_epoch().count());
   }
 
   urep before(const time_point& t) const noexcept
   {
     return static_cast<urep>(origin_.time_since_epoch().count())
-      - static_cast<urep>(t.time_since_epoch().count());
+        - static_cast<urep>(t.time_since_epoch().count());
   }
 
   // A count of ticks before the origin, capped at the wheel's far end.
   static tick_type saturate(urep q) noexcept
   {
-    return q >= static_cast<urep>(max_tick)
-      ? max_tick : static_cast<tick_type>(q);
+    return q >= static_cast<urep>(max_tick) ? max_tick
+                                            : static_cast<tick_type>(q);
   }
 
   const duration tick_;
@@ -183,13 +182,13 @@ inline tick_type coalesced_tick(tick_type due, tick_type slack) noexcept
   if (slack <= 0 || due >= max_tick - slack)
     return due;  // precise; or far beyond the wheel's ticks anyway
   const tick_type step = tick_type(1)
-    << highest_bit(static_cast<std::uint64_t>(slack) + 1);
+      << highest_bit(static_cast<std::uint64_t>(slack) + 1);
   // Rounds up to a multiple of step, for negative ticks too (two's
   // complement: & -step rounds towards minus infinity).
   return (due + step - 1) & -step;
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_TICK_GRID_HPP
+#endif  // ASIO_WHEEL_DETAIL_TICK_GRID_HPP

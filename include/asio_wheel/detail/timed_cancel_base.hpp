@@ -117,10 +117,8 @@ protected:
   }
 
   timed_cancel_base(Handler& handler, asio::cancellation_type_t type)
-    : handler_(static_cast<Handler&&>(handler)),
-      type_(type)
-  {
-  }
+    : handler_(static_cast<Handler&&>(handler)), type_(type)
+  {}
 
   ~timed_cancel_base() = default;
 
@@ -182,14 +180,14 @@ private:
       return;
     }
     op().kept_storage().visit(kept_, [this](auto& args) {
-          // Free the memory before the upcall, as Asio's operations do: the
-          // handler and the arguments move out first. Nothing of the state
-          // is touched after destroy(), `this` and `args` included.
-          Handler handler(static_cast<Handler&&>(handler_));
-          auto local_args(std::move(args));
-          destroy(handler);
-          std::apply(static_cast<Handler&&>(handler), std::move(local_args));
-        });
+      // Free the memory before the upcall, as Asio's operations do: the
+      // handler and the arguments move out first. Nothing of the state
+      // is touched after destroy(), `this` and `args` included.
+      Handler handler(static_cast<Handler&&>(handler_));
+      auto local_args(std::move(args));
+      destroy(handler);
+      std::apply(static_cast<Handler&&>(handler), std::move(local_args));
+    });
   }
 
   // Destroys the state and frees its memory, with the allocator associated
@@ -211,7 +209,7 @@ private:
   unsigned char kept_ = 0;  // the kept result's signature, 1-based; 0: none
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_TIMED_CANCEL_BASE_HPP
+#endif  // ASIO_WHEEL_DETAIL_TIMED_CANCEL_BASE_HPP

@@ -34,8 +34,7 @@ public:
 
   timed_cancel_op_handler(timed_cancel_op_handler&& other) noexcept
     : op_(std::exchange(other.op_, nullptr))
-  {
-  }
+  {}
 
   timed_cancel_op_handler(const timed_cancel_op_handler&) = delete;
   timed_cancel_op_handler& operator=(const timed_cancel_op_handler&) = delete;
@@ -54,8 +53,8 @@ public:
   template <typename... Args>
   void operator()(Args&&... args)
   {
-    std::exchange(op_, nullptr)->complete_operation(
-        std::forward<Args>(args)...);
+    std::exchange(op_, nullptr)
+        ->complete_operation(std::forward<Args>(args)...);
   }
 
   /// The state (for the associator).
@@ -79,8 +78,7 @@ public:
 
   timed_cancel_timer_handler(timed_cancel_timer_handler&& other) noexcept
     : op_(std::exchange(other.op_, nullptr))
-  {
-  }
+  {}
 
   timed_cancel_timer_handler(const timed_cancel_timer_handler&) = delete;
   timed_cancel_timer_handler& operator=(
@@ -113,8 +111,8 @@ private:
 /// executor, allocator and other characteristics (but their own
 /// cancellation slots, given by the nested cancellation_slot_type, which
 /// takes precedence).
-template <template <typename, typename> class Associator,
-    typename Op, typename DefaultCandidate>
+template <template <typename, typename> class Associator, typename Op,
+    typename DefaultCandidate>
 struct user_handler_associator
   : Associator<typename Op::handler_type, DefaultCandidate>
 {
@@ -128,7 +126,7 @@ struct user_handler_associator
 
   template <typename StateHandler>
   static auto get(const StateHandler& h, const DefaultCandidate& c) noexcept
-    -> decltype(Associator<typename Op::handler_type, DefaultCandidate>::get(
+      -> decltype(Associator<typename Op::handler_type, DefaultCandidate>::get(
           h.op()->handler(), c))
   {
     return Associator<typename Op::handler_type, DefaultCandidate>::get(
@@ -136,29 +134,27 @@ struct user_handler_associator
   }
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 
-template <template <typename, typename> class Associator,
-    typename Op, typename DefaultCandidate>
-struct associator<Associator,
-    ::asio_wheel::detail::timed_cancel_op_handler<Op>, DefaultCandidate>
-  : ::asio_wheel::detail::user_handler_associator<
-      Associator, Op, DefaultCandidate>
-{
-};
+template <template <typename, typename> class Associator, typename Op,
+    typename DefaultCandidate>
+struct associator<Associator, ::asio_wheel::detail::timed_cancel_op_handler<Op>,
+    DefaultCandidate>
+  : ::asio_wheel::detail::user_handler_associator<Associator, Op,
+        DefaultCandidate>
+{};
 
-template <template <typename, typename> class Associator,
-    typename Op, typename DefaultCandidate>
+template <template <typename, typename> class Associator, typename Op,
+    typename DefaultCandidate>
 struct associator<Associator,
     ::asio_wheel::detail::timed_cancel_timer_handler<Op>, DefaultCandidate>
-  : ::asio_wheel::detail::user_handler_associator<
-      Associator, Op, DefaultCandidate>
-{
-};
+  : ::asio_wheel::detail::user_handler_associator<Associator, Op,
+        DefaultCandidate>
+{};
 
 ASIO_WHEEL_ASIO_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_TIMED_CANCEL_HANDLERS_HPP
+#endif  // ASIO_WHEEL_DETAIL_TIMED_CANCEL_HANDLERS_HPP

@@ -48,8 +48,8 @@ template <typename Handler, typename IoExecutor, typename Service,
 class timed_cancel_op
   : public wait_op_base,
     public timed_cancel_base<
-      timed_cancel_op<Handler, IoExecutor, Service, Signatures...>,
-      Handler, Signatures...>
+        timed_cancel_op<Handler, IoExecutor, Service, Signatures...>, Handler,
+        Signatures...>
 {
 public:
   using time_point = typename Service::time_point;
@@ -82,13 +82,9 @@ private:
 
   timed_cancel_op(Handler& h, const IoExecutor& io_ex, Service& service,
       asio::cancellation_type_t type)
-    : wait_op_base(&timed_cancel_op::do_complete),
-      base(h, type),
-      entry_(),
-      work_(this->handler(), io_ex),
-      service_(service)
-  {
-  }
+    : wait_op_base(&timed_cancel_op::do_complete), base(h, type), entry_(),
+      work_(this->handler(), io_ex), service_(service)
+  {}
 
   ~timed_cancel_op()
   {
@@ -121,8 +117,8 @@ private:
   kept_arguments<Signatures...>& kept_storage() noexcept { return args_; }
 
   // The timeout fired (owner != 0) or is destroyed at shutdown (owner == 0).
-  static void do_complete(void* owner, scheduler_operation* op,
-      const error_code&, std::size_t)
+  static void do_complete(
+      void* owner, scheduler_operation* op, const error_code&, std::size_t)
   {
     timed_cancel_op* o = static_cast<timed_cancel_op*>(op);
     if (!owner)
@@ -158,7 +154,7 @@ private:
   Service& service_;
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_TIMED_CANCEL_OP_HPP
+#endif  // ASIO_WHEEL_DETAIL_TIMED_CANCEL_OP_HPP

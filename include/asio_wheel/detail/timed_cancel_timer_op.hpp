@@ -31,14 +31,14 @@ namespace detail {
 template <typename Handler, typename Timer, typename... Signatures>
 class timed_cancel_timer_op
   : public timed_cancel_base<
-      timed_cancel_timer_op<Handler, Timer, Signatures...>,
-      Handler, Signatures...>
+        timed_cancel_timer_op<Handler, Timer, Signatures...>, Handler,
+        Signatures...>
 {
 public:
   /// Allocates the state, moves the handler in, starts the wait on @p timer
   /// and returns the handler the operation is to be started with.
-  static timed_cancel_op_handler<timed_cancel_timer_op> start(Handler& handler,
-      Timer& timer, asio::cancellation_type_t type)
+  static timed_cancel_op_handler<timed_cancel_timer_op> start(
+      Handler& handler, Timer& timer, asio::cancellation_type_t type)
   {
     void* memory = base::allocate(handler);
     timed_cancel_timer_op* o;
@@ -63,12 +63,10 @@ private:
   using base = timed_cancel_base<timed_cancel_timer_op, Handler, Signatures...>;
   friend base;
 
-  timed_cancel_timer_op(Handler& h, Timer& timer,
-      asio::cancellation_type_t type)
-    : base(h, type),
-      timer_(timer)
-  {
-  }
+  timed_cancel_timer_op(
+      Handler& h, Timer& timer, asio::cancellation_type_t type)
+    : base(h, type), timer_(timer)
+  {}
 
   ~timed_cancel_timer_op()
   {
@@ -101,7 +99,7 @@ private:
   Timer& timer_;
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_TIMED_CANCEL_TIMER_OP_HPP
+#endif  // ASIO_WHEEL_DETAIL_TIMED_CANCEL_TIMER_OP_HPP

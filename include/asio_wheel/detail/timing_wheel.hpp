@@ -200,7 +200,7 @@ public:
 private:
   using slot_list = boost::intrusive::list<wheel_entry,
       boost::intrusive::member_hook<wheel_entry, wheel_entry::hook_type,
-        &wheel_entry::hook>,
+          &wheel_entry::hook>,
       boost::intrusive::constant_time_size<false>>;
 
   struct slot
@@ -246,37 +246,36 @@ private:
   std::size_t upper_index(unsigned level, tick_type tick) const noexcept
   {
     return static_cast<std::size_t>(tick >> shift_of(level))
-      & (upper_slots - 1);
+        & (upper_slots - 1);
   }
   void mark_upper_empty(unsigned level, tick_type tick) noexcept
   {
     upper_occupied_[level - 1] &=
-      ~(std::uint64_t(1) << upper_index(level, tick));
+        ~(std::uint64_t(1) << upper_index(level, tick));
   }
 
   ASIO_WHEEL_DECL void mark_occupied(std::size_t s) noexcept;
   ASIO_WHEEL_DECL void mark_empty(std::size_t s) noexcept;
   // The first occupied level-0 slot in [from, slots), or npos.
-  ASIO_WHEEL_DECL std::size_t next_occupied(std::size_t from)
-    const noexcept;
+  ASIO_WHEEL_DECL std::size_t next_occupied(std::size_t from) const noexcept;
   // The earliest slot the pass must walk next, at position_ (the levels at
   // or below cursor_) or later, and at or before target_: false if none.
-  ASIO_WHEEL_DECL bool next_slot_of_pass(tick_type& tick,
-      unsigned& level) noexcept;
+  ASIO_WHEEL_DECL bool next_slot_of_pass(
+      tick_type& tick, unsigned& level) noexcept;
   // The first tick at or after `from` at which the pass must walk an upper
   // level's slot: where the block of the slot's earliest entry begins.
-  ASIO_WHEEL_DECL tick_type upper_walk_tick(unsigned level,
-      tick_type first_block) const noexcept;
+  ASIO_WHEEL_DECL tick_type upper_walk_tick(
+      unsigned level, tick_type first_block) const noexcept;
   // The start of the block, at its level, of the earliest minimum of any
   // occupied upper slot (never_tick if none): recomputes upper_floor_.
   ASIO_WHEEL_DECL tick_type upper_floor_of_slots() const noexcept;
 
-  std::unique_ptr<slot[]> slots_;           // level 0
+  std::unique_ptr<slot[]> slots_;  // level 0
   std::size_t mask_;
-  unsigned level0_bits_;                    // log2(slots)
-  std::vector<std::uint64_t> occupied_;     // one bit a level-0 slot
-  std::vector<std::uint64_t> summary_;      // one bit a word of occupied_
-  slot upper_[upper_levels][upper_slots];   // levels 1 .. upper_levels
+  unsigned level0_bits_;  // log2(slots)
+  std::vector<std::uint64_t> occupied_;  // one bit a level-0 slot
+  std::vector<std::uint64_t> summary_;  // one bit a word of occupied_
+  slot upper_[upper_levels][upper_slots];  // levels 1 .. upper_levels
   std::uint64_t upper_occupied_[upper_levels] = {};
   // At or before the start of the block, at its level, of every occupied
   // upper slot's minimum; so no upper slot is walked, nor holds a tick,
@@ -304,8 +303,8 @@ private:
 };
 
 template <typename DueOf, typename Expire>
-void timing_wheel::advance(tick_type to, DueOf&& due_of,
-    Expire&& expire, std::size_t max_visits)
+void timing_wheel::advance(
+    tick_type to, DueOf&& due_of, Expire&& expire, std::size_t max_visits)
 {
   std::size_t visits = 0;
   to = (std::min)(to, max_tick - 1);  // max_tick and beyond are never reached
@@ -433,7 +432,7 @@ void timing_wheel::clear(F&& f)
   advancing_ = false;
   current_ = (std::max)(current_, target_);
   for (std::size_t s = next_occupied(0); s != npos;
-      s = s < mask_ ? next_occupied(s + 1) : npos)
+       s = s < mask_ ? next_occupied(s + 1) : npos)
   {
     drain(slots_[s].entries);
     slots_[s].min_filed = never_tick;
@@ -450,11 +449,11 @@ void timing_wheel::clear(F&& f)
   }
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
 #if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
 # include <asio_wheel/detail/impl/timing_wheel.ipp>
 #endif
 
-#endif // ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
+#endif  // ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP

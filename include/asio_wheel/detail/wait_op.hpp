@@ -45,14 +45,10 @@ protected:
 
   explicit wait_op_base(func_type complete) noexcept
     : operation_with_flags(complete)
-  {
-  }
+  {}
 
   bool aborted() const noexcept { return has_flags(aborted_bit); }
-  bool has_cancellation_handler() const noexcept
-  {
-    return has_flags(slot_bit);
-  }
+  bool has_cancellation_handler() const noexcept { return has_flags(slot_bit); }
 };
 
 /// A wait whose owner is told the moment the service decides it, before its
@@ -125,11 +121,9 @@ public:
   };
 
   wait_op(Handler& h, const IoExecutor& io_ex)
-    : wait_op_base(&wait_op::do_complete),
-      handler_(static_cast<Handler&&>(h)),
+    : wait_op_base(&wait_op::do_complete), handler_(static_cast<Handler&&>(h)),
       work_(handler_, io_ex)
-  {
-  }
+  {}
 
   // Called by the scheduler to run the handler (owner != 0) or, at shutdown,
   // to destroy it without running it (owner == 0).
@@ -137,7 +131,7 @@ public:
       const error_code& /*scheduler_ec*/, std::size_t /*bytes*/)
   {
     wait_op* o = static_cast<wait_op*>(base);
-    ptr p = { std::addressof(o->handler_), o, o };
+    ptr p = {std::addressof(o->handler_), o, o};
 
     // Disconnect our handler from the cancellation slot while the slot's
     // owner (the handler) is surely alive; a signal emitted later must find
@@ -149,16 +143,15 @@ public:
     }
 
     handler_work<Handler, IoExecutor> w(
-        static_cast<handler_work<Handler, IoExecutor>&&>(
-          o->work_));
+        static_cast<handler_work<Handler, IoExecutor>&&>(o->work_));
 
     const error_code ec = o->aborted()
-      ? error_code(asio::error::operation_aborted) : error_code();
+        ? error_code(asio::error::operation_aborted)
+        : error_code();
 
     // Free the operation before the upcall; a sub-object of the handler may
     // own the memory, so the handler is moved out first.
-    binder1<Handler, error_code>
-      handler(o->handler_, ec);
+    binder1<Handler, error_code> handler(o->handler_, ec);
     p.h = std::addressof(handler.handler_);
     p.reset();
 
@@ -174,7 +167,7 @@ private:
   handler_work<Handler, IoExecutor> work_;
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_WAIT_OP_HPP
+#endif  // ASIO_WHEEL_DETAIL_WAIT_OP_HPP

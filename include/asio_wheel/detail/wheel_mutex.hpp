@@ -42,7 +42,7 @@ struct wheel_mutex_counters
 {
   std::uint64_t acquisitions = 0;
   std::uint64_t contended = 0;  // found the lock held
-  std::uint64_t wait_ns = 0;    // time those waited for it
+  std::uint64_t wait_ns = 0;  // time those waited for it
 };
 
 inline thread_local wheel_mutex_counters wheel_mutex_thread_counters;
@@ -65,18 +65,19 @@ public:
     wheel_mutex_counters& counters = wheel_mutex_thread_counters;
     ++counters.acquisitions;
     if (!state_.compare_exchange_strong(expected, locked,
-          std::memory_order_acquire, std::memory_order_relaxed))
+            std::memory_order_acquire, std::memory_order_relaxed))
     {
       ++counters.contended;
       const auto start = std::chrono::steady_clock::now();
       lock_contended();
       counters.wait_ns += static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::steady_clock::now() - start).count());
+              std::chrono::steady_clock::now() - start)
+              .count());
     }
 #else
     if (!state_.compare_exchange_strong(expected, locked,
-          std::memory_order_acquire, std::memory_order_relaxed))
+            std::memory_order_acquire, std::memory_order_relaxed))
       lock_contended();
 #endif
   }
@@ -93,7 +94,11 @@ public:
   {
   public:
     explicit scoped_lock(wheel_mutex& m) noexcept : mutex_(m) { mutex_.lock(); }
-    ~scoped_lock() { if (locked_) mutex_.unlock(); }
+    ~scoped_lock()
+    {
+      if (locked_)
+        mutex_.unlock();
+    }
     scoped_lock(const scoped_lock&) = delete;
     scoped_lock& operator=(const scoped_lock&) = delete;
 
@@ -127,11 +132,11 @@ private:
   const bool enabled_;
 };
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
 #if !defined(ASIO_WHEEL_SEPARATE_COMPILATION)
 # include <asio_wheel/detail/impl/wheel_mutex.ipp>
 #endif
 
-#endif // ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP
+#endif  // ASIO_WHEEL_DETAIL_WHEEL_MUTEX_HPP

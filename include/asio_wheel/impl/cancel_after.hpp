@@ -33,8 +33,7 @@ public:
   template <typename I>
   explicit timed_initiation_base(I&& initiation)
     : initiation_(std::forward<I>(initiation))
-  {
-  }
+  {}
 
   executor_type get_executor() const noexcept
   {
@@ -67,11 +66,10 @@ public:
 
   template <typename Handler, typename... Args>
   void operator()(Handler&& handler,
-      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) const &
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) const&
   {
     non_const_lvalue<Handler> handler2(handler);
-    start(this->initiation_, handler2.value, spec,
-        std::forward<Args>(args)...);
+    start(this->initiation_, handler2.value, spec, std::forward<Args>(args)...);
   }
 
 private:
@@ -96,18 +94,17 @@ private:
         std::forward<Args>(args)...);
   }
 
-  template <typename IoExecutor, typename I, typename Handler,
-      typename... Args>
+  template <typename IoExecutor, typename I, typename Handler, typename... Args>
   static void start_on(const IoExecutor& io_ex, I&& initiation,
       Handler& handler, const timeout_spec<Clock, WaitTraits>& spec,
       Args&&... args)
   {
     using service_type = wheel_timer_service<Clock, WaitTraits>;
-    using op = timed_cancel_op<Handler, IoExecutor, service_type,
-        Signatures...>;
+    using op =
+        timed_cancel_op<Handler, IoExecutor, service_type, Signatures...>;
     // Per operation: of() spares the registry's lock use_service takes.
-    service_type& service = service_type::of(
-        asio::query(io_ex, asio::execution::context));
+    service_type& service =
+        service_type::of(asio::query(io_ex, asio::execution::context));
     auto op_handler = op::start(handler, io_ex, service, spec.deadline(),
         spec.slack(service), spec.cancellation_type());
     asio::async_initiate<decltype(op_handler), Signatures...>(
@@ -138,7 +135,7 @@ public:
 
   template <typename Handler, typename... Args>
   void operator()(Handler&& handler, timer_type* timer,
-      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) const &
+      const timeout_spec<Clock, WaitTraits>& spec, Args&&... args) const&
   {
     non_const_lvalue<Handler> handler2(handler);
     start(this->initiation_, handler2.value, *timer, spec,
@@ -158,7 +155,7 @@ private:
   }
 };
 
-} // namespace detail
+}  // namespace detail
 
 ASIO_WHEEL_NAMESPACE_END
 
@@ -168,98 +165,94 @@ template <typename CompletionToken, typename Clock, typename WaitTraits,
     typename... Signatures>
 struct async_result<
     ::asio_wheel::timed_cancel_t<CompletionToken, Clock, WaitTraits>,
-    Signatures...>
-  : async_result<CompletionToken, Signatures...>
+    Signatures...> : async_result<CompletionToken, Signatures...>
 {
   template <typename Initiation, typename RawCompletionToken, typename... Args>
-  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
-      Args&&... args)
-    -> decltype(async_initiate<
+  static auto initiate(
+      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
+      -> decltype(async_initiate<
           std::conditional_t<
-            std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
-            const CompletionToken, CompletionToken>,
+              std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+              const CompletionToken, CompletionToken>,
           Signatures...>(
-        std::declval<::asio_wheel::detail::initiate_timed_cancel<
-          std::decay_t<Initiation>, Clock, WaitTraits, Signatures...>>(),
-        token.token_, token.spec_, std::forward<Args>(args)...))
+          std::declval<::asio_wheel::detail::initiate_timed_cancel<
+              std::decay_t<Initiation>, Clock, WaitTraits, Signatures...>>(),
+          token.token_, token.spec_, std::forward<Args>(args)...))
   {
     return async_initiate<
         std::conditional_t<
-          std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
-          const CompletionToken, CompletionToken>,
+            std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+            const CompletionToken, CompletionToken>,
         Signatures...>(
-      ::asio_wheel::detail::initiate_timed_cancel<
-        std::decay_t<Initiation>, Clock, WaitTraits, Signatures...>(
-          std::forward<Initiation>(initiation)),
-      token.token_, token.spec_, std::forward<Args>(args)...);
+        ::asio_wheel::detail::initiate_timed_cancel<std::decay_t<Initiation>,
+            Clock, WaitTraits, Signatures...>(
+            std::forward<Initiation>(initiation)),
+        token.token_, token.spec_, std::forward<Args>(args)...);
   }
 };
 
 template <typename Clock, typename WaitTraits, typename... Signatures>
-struct async_result<
-    ::asio_wheel::partial_timed_cancel<Clock, WaitTraits>, Signatures...>
+struct async_result<::asio_wheel::partial_timed_cancel<Clock, WaitTraits>,
+    Signatures...>
 {
   template <typename Initiation, typename RawCompletionToken, typename... Args>
-  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
-      Args&&... args)
-    -> decltype(async_initiate<
-          const ::asio_wheel::timed_cancel_t<
-            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-            Clock, WaitTraits>&,
-          Signatures...>(
-        std::forward<Initiation>(initiation),
-        ::asio_wheel::timed_cancel_t<
-          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-          Clock, WaitTraits>(
-            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
-            token.spec_),
-        std::forward<Args>(args)...))
+  static auto initiate(
+      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
+      -> decltype(async_initiate<const ::asio_wheel::timed_cancel_t<
+                                     ::asio_wheel::detail::default_token_t<
+                                         associated_executor_t<Initiation>>,
+                                     Clock, WaitTraits>&,
+          Signatures...>(std::forward<Initiation>(initiation),
+          ::asio_wheel::timed_cancel_t<::asio_wheel::detail::default_token_t<
+                                           associated_executor_t<Initiation>>,
+              Clock, WaitTraits>(::asio_wheel::detail::default_token_t<
+                                     associated_executor_t<Initiation>>{},
+              token.spec_),
+          std::forward<Args>(args)...))
   {
-    return async_initiate<
-        const ::asio_wheel::timed_cancel_t<
-          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-          Clock, WaitTraits>&,
-        Signatures...>(
-      std::forward<Initiation>(initiation),
-      ::asio_wheel::timed_cancel_t<
-        ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-        Clock, WaitTraits>(
-          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
-          token.spec_),
-      std::forward<Args>(args)...);
+    return async_initiate<const ::asio_wheel::timed_cancel_t<
+                              ::asio_wheel::detail::default_token_t<
+                                  associated_executor_t<Initiation>>,
+                              Clock, WaitTraits>&,
+        Signatures...>(std::forward<Initiation>(initiation),
+        ::asio_wheel::timed_cancel_t<::asio_wheel::detail::default_token_t<
+                                         associated_executor_t<Initiation>>,
+            Clock, WaitTraits>(::asio_wheel::detail::default_token_t<
+                                   associated_executor_t<Initiation>>{},
+            token.spec_),
+        std::forward<Args>(args)...);
   }
 };
 
 template <typename CompletionToken, typename Clock, typename WaitTraits,
     typename Executor, typename... Signatures>
-struct async_result<
-    ::asio_wheel::timed_cancel_timer_t<CompletionToken, Clock, WaitTraits,
-      Executor>,
-    Signatures...>
-  : async_result<CompletionToken, Signatures...>
+struct async_result<::asio_wheel::timed_cancel_timer_t<CompletionToken, Clock,
+                        WaitTraits, Executor>,
+    Signatures...> : async_result<CompletionToken, Signatures...>
 {
   template <typename Initiation, typename RawCompletionToken, typename... Args>
-  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
-      Args&&... args)
-    -> decltype(async_initiate<
+  static auto initiate(
+      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
+      -> decltype(async_initiate<
           std::conditional_t<
-            std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
-            const CompletionToken, CompletionToken>,
+              std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+              const CompletionToken, CompletionToken>,
           Signatures...>(
-        std::declval<::asio_wheel::detail::initiate_timed_cancel_timer<
-          std::decay_t<Initiation>, Clock, WaitTraits, Executor,
-          Signatures...>>(),
-        token.token_, &token.timer_, token.spec_, std::forward<Args>(args)...))
+          std::declval<::asio_wheel::detail::initiate_timed_cancel_timer<
+              std::decay_t<Initiation>, Clock, WaitTraits, Executor,
+              Signatures...>>(),
+          token.token_, &token.timer_, token.spec_,
+          std::forward<Args>(args)...))
   {
     return async_initiate<
         std::conditional_t<
-          std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
-          const CompletionToken, CompletionToken>,
+            std::is_const<std::remove_reference_t<RawCompletionToken>>::value,
+            const CompletionToken, CompletionToken>,
         Signatures...>(
-      ::asio_wheel::detail::initiate_timed_cancel_timer<
-        std::decay_t<Initiation>, Clock, WaitTraits, Executor, Signatures...>(
-          std::forward<Initiation>(initiation)),
-      token.token_, &token.timer_, token.spec_, std::forward<Args>(args)...);
+        ::asio_wheel::detail::initiate_timed_cancel_timer<
+            std::decay_t<Initiation>, Clock, WaitTraits, Executor,
+            Signatures...>(std::forward<Initiation>(initiation)),
+        token.token_, &token.timer_, token.spec_, std::forward<Args>(args)...);
   }
 };
 
@@ -270,36 +263,38 @@ struct async_result<
     Signatures...>
 {
   template <typename Initiation, typename RawCompletionToken, typename... Args>
-  static auto initiate(Initiation&& initiation, RawCompletionToken&& token,
-      Args&&... args)
-    -> decltype(async_initiate<
-          const ::asio_wheel::timed_cancel_timer_t<
-            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-            Clock, WaitTraits, Executor>&,
-          Signatures...>(
-        std::forward<Initiation>(initiation),
-        ::asio_wheel::timed_cancel_timer_t<
-          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-          Clock, WaitTraits, Executor>(
-            ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
-            token.timer_, token.spec_),
-        std::forward<Args>(args)...))
+  static auto initiate(
+      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
+      -> decltype(async_initiate<const ::asio_wheel::timed_cancel_timer_t<
+                                     ::asio_wheel::detail::default_token_t<
+                                         associated_executor_t<Initiation>>,
+                                     Clock, WaitTraits, Executor>&,
+          Signatures...>(std::forward<Initiation>(initiation),
+          ::asio_wheel::timed_cancel_timer_t<
+              ::asio_wheel::detail::default_token_t<
+                  associated_executor_t<Initiation>>,
+              Clock, WaitTraits, Executor>(
+              ::asio_wheel::detail::default_token_t<
+                  associated_executor_t<Initiation>>{},
+              token.timer_, token.spec_),
+          std::forward<Args>(args)...))
   {
-    return async_initiate<
-        const ::asio_wheel::timed_cancel_timer_t<
-          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-          Clock, WaitTraits, Executor>&,
-        Signatures...>(
-      std::forward<Initiation>(initiation),
-      ::asio_wheel::timed_cancel_timer_t<
-        ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>,
-        Clock, WaitTraits, Executor>(
-          ::asio_wheel::detail::default_token_t<associated_executor_t<Initiation>>{},
-          token.timer_, token.spec_),
-      std::forward<Args>(args)...);
+    return async_initiate<const ::asio_wheel::timed_cancel_timer_t<
+                              ::asio_wheel::detail::default_token_t<
+                                  associated_executor_t<Initiation>>,
+                              Clock, WaitTraits, Executor>&,
+        Signatures...>(std::forward<Initiation>(initiation),
+        ::asio_wheel::timed_cancel_timer_t<
+            ::asio_wheel::detail::default_token_t<
+                associated_executor_t<Initiation>>,
+            Clock, WaitTraits, Executor>(
+            ::asio_wheel::detail::default_token_t<
+                associated_executor_t<Initiation>>{},
+            token.timer_, token.spec_),
+        std::forward<Args>(args)...);
   }
 };
 
 ASIO_WHEEL_ASIO_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_CANCEL_AFTER_HPP
+#endif  // ASIO_WHEEL_IMPL_CANCEL_AFTER_HPP

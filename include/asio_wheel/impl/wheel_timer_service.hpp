@@ -43,4 +43,4 @@
 #include <asio_wheel/impl/wheel_timer_service_advance.hpp>
 #include <asio_wheel/impl/wheel_timer_service_slices.hpp>
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_HPP

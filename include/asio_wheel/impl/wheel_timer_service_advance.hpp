@@ -31,9 +31,9 @@ inline void wheel_timer_service<Clock, WaitTraits>::expire(
     // Saturating: an expiry such as time_point::min() is "infinitely" late.
     const duration late = time_traits::subtract(now, impl.expiry);
     const auto late_ns = late >= std::chrono::duration_cast<duration>(
-          (std::chrono::nanoseconds::max)())
-      ? (std::chrono::nanoseconds::max)()
-      : std::chrono::duration_cast<std::chrono::nanoseconds>(late);
+                             (std::chrono::nanoseconds::max)())
+        ? (std::chrono::nanoseconds::max)()
+        : std::chrono::duration_cast<std::chrono::nanoseconds>(late);
     if (late_ns > stats_.max_lateness)
       stats_.max_lateness = late_ns;
   }
@@ -94,12 +94,13 @@ inline void wheel_timer_service<Clock, WaitTraits>::advance_wheel(
       to = now_tick;
     }
   }
-  wheel_.advance(to,
+  wheel_.advance(
+      to,
       [this](const detail::wheel_entry& e) {
         const auto& impl = static_cast<const implementation_type&>(e);
         // A ghost is "due" where it is filed: the walk drops it.
-        return impl.waits.empty()
-          ? impl.filed_tick() : tolerant(grid_.due_tick(impl.expiry), impl);
+        return impl.waits.empty() ? impl.filed_tick()
+                                  : tolerant(grid_.due_tick(impl.expiry), impl);
       },
       [this, &now](detail::wheel_entry& e) {
         auto& impl = static_cast<implementation_type&>(e);
@@ -168,4 +169,4 @@ inline void wheel_timer_service<Clock, WaitTraits>::arm_for_next_due()
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_ADVANCE_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_ADVANCE_HPP

@@ -34,10 +34,11 @@ inline void wheel_timer_service<Clock, WaitTraits>::wait(
   {
     // Sleep in bounded steps, as Asio does, so that clock adjustments and
     // traits that shorten waits are honoured.
-    const auto step = WaitTraits::to_wait_duration(
-        time_traits::subtract(impl.expiry, now));
-    const auto longest = std::chrono::duration_cast<
-        std::decay_t<decltype(step)>>(std::chrono::minutes(5));
+    const auto step =
+        WaitTraits::to_wait_duration(time_traits::subtract(impl.expiry, now));
+    const auto longest =
+        std::chrono::duration_cast<std::decay_t<decltype(step)>>(
+            std::chrono::minutes(5));
     std::this_thread::sleep_for((std::min)(step, longest));
   }
 }
@@ -113,8 +114,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::start_wait(
   auto slot = asio::get_associated_cancellation_slot(handler);
 
   using op = detail::wait_op<Handler, IoExecutor>;
-  typename op::ptr p = { std::addressof(handler),
-    op::ptr::allocate(handler), 0 };
+  typename op::ptr p = {std::addressof(handler), op::ptr::allocate(handler), 0};
   p.p = new (p.v) op(handler, io_ex);
 
   if (slot.is_connected())
@@ -140,8 +140,8 @@ inline void wheel_timer_service<Clock, WaitTraits>::start_wait(
 }
 
 template <typename Clock, typename WaitTraits>
-inline void
-wheel_timer_service<Clock, WaitTraits>::abandon(detail::wait_op_base* op)
+inline void wheel_timer_service<Clock, WaitTraits>::abandon(
+    detail::wait_op_base* op)
 {
   op->decided();
   scheduler_.post_immediate_completion(op, false);
@@ -189,4 +189,4 @@ inline void wheel_timer_service<Clock, WaitTraits>::enqueue_wait(
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_ARM_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_ARM_HPP

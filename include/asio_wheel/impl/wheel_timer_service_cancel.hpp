@@ -120,8 +120,8 @@ inline void wheel_timer_service<Clock, WaitTraits>::cancel_wait(
 }
 
 template <typename Clock, typename WaitTraits>
-inline void
-wheel_timer_service<Clock, WaitTraits>::retire(implementation_type& impl)
+inline void wheel_timer_service<Clock, WaitTraits>::retire(
+    implementation_type& impl)
 {
   --stats_.timers_in_wheel;
   if (impl.filed_tick() <= drive_.armed_tick())
@@ -131,4 +131,4 @@ wheel_timer_service<Clock, WaitTraits>::retire(implementation_type& impl)
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_CANCEL_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_CANCEL_HPP

@@ -28,8 +28,7 @@ inline auto wheel_timer_service<Clock, WaitTraits>::of(
   // A service that shut down (its context is being destroyed) changes the
   // generation, so a new context at the same address is never mistaken
   // for the old one.
-  const std::uint64_t generation
-    = shutdowns_.load(std::memory_order_acquire);
+  const std::uint64_t generation = shutdowns_.load(std::memory_order_acquire);
   if (last.context != &context || last.generation != generation)
   {
     last.service = &asio::use_service<wheel_timer_service>(context);
@@ -84,4 +83,4 @@ inline void wheel_timer_service<Clock, WaitTraits>::shutdown()
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_CONTEXT_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_CONTEXT_HPP

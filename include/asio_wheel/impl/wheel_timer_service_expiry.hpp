@@ -28,8 +28,7 @@ template <typename Clock, typename WaitTraits>
 inline std::size_t wheel_timer_service<Clock, WaitTraits>::expires_at(
     implementation_type& impl, const time_point& t)
 {
-  return cancel_and_set_expiry(impl, ~std::size_t(0), t,
-      now_if_tolerant(impl));
+  return cancel_and_set_expiry(impl, ~std::size_t(0), t, now_if_tolerant(impl));
 }
 
 template <typename Clock, typename WaitTraits>
@@ -126,4 +125,4 @@ inline void wheel_timer_service<Clock, WaitTraits>::refile_earlier(
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_EXPIRY_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_EXPIRY_HPP

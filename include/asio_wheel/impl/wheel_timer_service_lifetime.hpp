@@ -16,8 +16,8 @@
 ASIO_WHEEL_NAMESPACE_BEGIN
 
 template <typename Clock, typename WaitTraits>
-inline void
-wheel_timer_service<Clock, WaitTraits>::destroy(implementation_type& impl)
+inline void wheel_timer_service<Clock, WaitTraits>::destroy(
+    implementation_type& impl)
 {
   slice_request request;
   {
@@ -87,7 +87,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::take_over(
   other.slack = detail::timer_slack();
   impl.waits.push(other.waits);
   for (detail::wait_op_base* op = impl.waits.front(); op;
-      op = detail::op_queue_access::next(op))
+       op = detail::op_queue_access::next(op))
     op->timer = &impl;
   if (other.in_wheel())
     impl.take_place_of(other);
@@ -95,4 +95,4 @@ inline void wheel_timer_service<Clock, WaitTraits>::take_over(
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_LIFETIME_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_LIFETIME_HPP

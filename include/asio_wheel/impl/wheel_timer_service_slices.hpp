@@ -37,9 +37,10 @@ inline void wheel_timer_service<Clock, WaitTraits>::run_slice()
     lock_type lock(mutex_);
     // The next part of a storm. Several threads: also when fewer than a
     // budget wait, so that half of what waits is still a full slice.
-    if (wheel_.advancing() && (!slices_.has_expired()
-          || (!slices_.one_thread()
-            && slices_.queued() < options_.max_completions_per_slice)))
+    if (wheel_.advancing()
+        && (!slices_.has_expired()
+            || (!slices_.one_thread()
+                && slices_.queued() < options_.max_completions_per_slice)))
       advance_wheel(wheel_.horizon(), Clock::now());
     const std::size_t n = slices_.take_slice(batch,
         options_.max_completions_per_slice, wheel_.advancing(), post_slice);
@@ -87,4 +88,4 @@ inline void wheel_timer_service<Clock, WaitTraits>::resume_slices(
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_SLICES_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_SLICES_HPP

@@ -65,8 +65,7 @@ template <typename Clock, typename WaitTraits>
 inline auto wheel_timer_service<Clock, WaitTraits>::now_if_tolerant(
     const implementation_type& impl) const -> time_point
 {
-  return context_tolerant_ && !impl.slack.own()
-    ? Clock::now() : time_point();
+  return context_tolerant_ && !impl.slack.own() ? Clock::now() : time_point();
 }
 
 template <typename Clock, typename WaitTraits>
@@ -88,10 +87,10 @@ inline auto wheel_timer_service<Clock, WaitTraits>::context_slack(
     return 0;
   // The fraction of the length, then whole ticks. The product is at most
   // the length, but rounded: capped at it.
-  const double part =
-    static_cast<double>(length.count()) * options_.tolerance;
+  const double part = static_cast<double>(length.count()) * options_.tolerance;
   return grid_.ticks_in(part < static_cast<double>(length.count())
-      ? duration(static_cast<typename duration::rep>(part)) : length);
+          ? duration(static_cast<typename duration::rep>(part))
+          : length);
 }
 
 template <typename Clock, typename WaitTraits>
@@ -111,4 +110,4 @@ wheel_timer_service<Clock, WaitTraits>::tick_duration() const noexcept
 
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_TOLERANCE_HPP
+#endif  // ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_TOLERANCE_HPP

@@ -49,9 +49,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(http_request_response, F, families)
     r->body() = sreq.body() + "-pong";
     r->prepare_payload();
     server.expires_after(5s);
-    http::async_write(server, *r, [&, r](error_code ec, std::size_t) {
-      BOOST_TEST(!ec, ec.message());
-    });
+    http::async_write(server, *r,
+        [&, r](error_code ec, std::size_t) { BOOST_TEST(!ec, ec.message()); });
   });
   client.expires_after(5s);
   http::async_write(client, req, [&](error_code ec, std::size_t) {
@@ -74,8 +73,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(http_request_response, F, families)
 // handed out by beast::async_base with outstanding work tracked) the
 // timeout's upcall would run on. Each run_for gets 5 s; ending it early with
 // the context stopped means it ran out of work.
-BOOST_AUTO_TEST_CASE_TEMPLATE(run_returns_when_timed_operations_are_over,
-    F, families)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    run_returns_when_timed_operations_are_over, F, families)
 {
   // On the context's own executor, and on a strand, as Beast's servers make
   // it (Beast's composed operations then have an executor the timeout keeps
@@ -169,24 +168,28 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(coroutine_token, F, families)
   typename F::tcp_stream s(ioc);
   tcp::socket peer = connect_pair(ioc, s);
   bool done = false;
-  net::co_spawn(ioc, [&]() -> net::awaitable<void> {
-    std::array<char, 8> buf;
-    s.expires_after(5s);
-    net::write(peer, net::buffer("co", 2));
-    std::size_t n = co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
-    BOOST_TEST(n == 2u);
-    s.expires_after(80ms);
-    try
-    {
-      co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
-      BOOST_TEST(false, "no timeout");
-    }
-    catch (const boost::system::system_error& e)
-    {
-      BOOST_TEST(e.code() == timeout_ec, e.code().message());
-    }
-    done = true;
-  }, net::detached);
+  net::co_spawn(
+      ioc,
+      [&]() -> net::awaitable<void> {
+        std::array<char, 8> buf;
+        s.expires_after(5s);
+        net::write(peer, net::buffer("co", 2));
+        std::size_t n =
+            co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
+        BOOST_TEST(n == 2u);
+        s.expires_after(80ms);
+        try
+        {
+          co_await s.async_read_some(net::buffer(buf), net::use_awaitable);
+          BOOST_TEST(false, "no timeout");
+        }
+        catch (const boost::system::system_error& e)
+        {
+          BOOST_TEST(e.code() == timeout_ec, e.code().message());
+        }
+        done = true;
+      },
+      net::detached);
   run_until(ioc, done);
 }
 
@@ -307,8 +310,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(handler_bound_to_a_strand, F, families)
   result r;
   bool in_strand = false;
   s.expires_after(50ms);
-  s.async_read_some(net::buffer(buf), net::bind_executor(strand,
-      [&](error_code ec, std::size_t n) {
+  s.async_read_some(net::buffer(buf),
+      net::bind_executor(strand, [&](error_code ec, std::size_t n) {
         in_strand = strand.running_in_this_thread();
         r.handler()(ec, n);
       }));

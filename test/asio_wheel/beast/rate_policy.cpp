@@ -42,40 +42,49 @@ private:
 // Whether the context of Probe may call each rate_policy_access member the stream calls on
 // Policy, with the result type the stream relies on: the detection runs in Probe's own
 // context (its member templates), where access is checked as part of substitution.
-#define ASIO_WHEEL_RATE_POLICY_PROBES                                                      \
-  template <class P, class R = decltype(::boost::beast::rate_policy_access::              \
-                       available_read_bytes(std::declval<P&>()))>                         \
-  static R read_avail(int);                                                                \
-  template <class>                                                                         \
-  static void read_avail(...);                                                             \
-  template <class P, class R = decltype(::boost::beast::rate_policy_access::              \
-                       available_write_bytes(std::declval<P&>()))>                        \
-  static R write_avail(int);                                                               \
-  template <class>                                                                         \
-  static void write_avail(...);                                                            \
-  template <class P, class = decltype(::boost::beast::rate_policy_access::                \
-                       transfer_read_bytes(std::declval<P&>(), std::size_t{}))>           \
-  static std::true_type read_transfer(int);                                                \
-  template <class>                                                                         \
-  static std::false_type read_transfer(...);                                               \
-  template <class P, class = decltype(::boost::beast::rate_policy_access::                \
-                       transfer_write_bytes(std::declval<P&>(), std::size_t{}))>          \
-  static std::true_type write_transfer(int);                                               \
-  template <class>                                                                         \
-  static std::false_type write_transfer(...);                                              \
-  template <class P, class = decltype(::boost::beast::rate_policy_access::                \
-                       on_timer(std::declval<P&>()))>                                     \
-  static std::true_type timer(int);                                                        \
-  template <class>                                                                         \
-  static std::false_type timer(...);                                                       \
-                                                                                           \
-public:                                                                                    \
-  template <class P>                                                                       \
-  static constexpr bool reaches =                                                          \
-      std::is_same<decltype(read_avail<P>(0)), std::size_t>::value                         \
-      && std::is_same<decltype(write_avail<P>(0)), std::size_t>::value                     \
-      && decltype(read_transfer<P>(0))::value && decltype(write_transfer<P>(0))::value    \
-      && decltype(timer<P>(0))::value;
+#define ASIO_WHEEL_RATE_POLICY_PROBES                                          \
+ template <class P,                                                            \
+     class R =                                                                 \
+         decltype(::boost::beast::rate_policy_access::available_read_bytes(    \
+             std::declval<P&>()))>                                             \
+ static R read_avail(int);                                                     \
+ template <class>                                                              \
+ static void read_avail(...);                                                  \
+ template <class P,                                                            \
+     class R =                                                                 \
+         decltype(::boost::beast::rate_policy_access::available_write_bytes(   \
+             std::declval<P&>()))>                                             \
+ static R write_avail(int);                                                    \
+ template <class>                                                              \
+ static void write_avail(...);                                                 \
+ template <class P,                                                            \
+     class = decltype(::boost::beast::rate_policy_access::transfer_read_bytes( \
+         std::declval<P&>(), std::size_t{}))>                                  \
+ static std::true_type read_transfer(int);                                     \
+ template <class>                                                              \
+ static std::false_type read_transfer(...);                                    \
+ template <class P,                                                            \
+     class =                                                                   \
+         decltype(::boost::beast::rate_policy_access::transfer_write_bytes(    \
+             std::declval<P&>(), std::size_t{}))>                              \
+ static std::true_type write_transfer(int);                                    \
+ template <class>                                                              \
+ static std::false_type write_transfer(...);                                   \
+ template <class P,                                                            \
+     class = decltype(::boost::beast::rate_policy_access::on_timer(            \
+         std::declval<P&>()))>                                                 \
+ static std::true_type timer(int);                                             \
+ template <class>                                                              \
+ static std::false_type timer(...);                                            \
+                                                                               \
+ public:                                                                       \
+ template <class P>                                                            \
+ static constexpr bool reaches =                                               \
+     std::is_same<decltype(read_avail<P>(0)), std::size_t>::value&&            \
+         std::is_same<decltype(write_avail<P>(0)),                             \
+             std::size_t>::value&& decltype(read_transfer<P>(0))::             \
+             value&& decltype(write_transfer<P>(                               \
+                 0))::value&& decltype(timer<P>(0))::value;
 
 // No friend of rate_policy_access: the probes must fail here, or they prove nothing.
 class outsider
@@ -85,7 +94,7 @@ class outsider
 
 struct probe_key;
 
-} // namespace rate_policy_test
+}  // namespace rate_policy_test
 
 // A specialization of the shape of ours (asio_wheel::beast::detail::rate_access), with a key
 // of its own.
@@ -96,25 +105,32 @@ class basic_stream<rate_policy_test::probe_key, void, void>
 {
   ASIO_WHEEL_RATE_POLICY_PROBES
 };
-} // namespace beast
-} // namespace boost
+}  // namespace beast
+}  // namespace boost
 
 namespace rate_policy_test {
 
 using probe = boost::beast::basic_stream<probe_key, void, void>;
 
 static_assert(!outsider::reaches<private_policy>,
-    "the probe reaches rate_policy_access's private members from a non-friend: it cannot "
+    "the probe reaches rate_policy_access's private members from a non-friend: "
+    "it cannot "
     "tell whether the stream's specialization is a friend");
 static_assert(probe::reaches<private_policy>,
-    "this Beast's boost::beast::rate_policy_access no longer befriends every specialization "
-    "of boost::beast::basic_stream (template <class, class, class> friend class basic_stream), "
-    "or no longer has the members asio_wheel::beast::detail::rate_access calls: "
-    "asio_wheel::beast::basic_stream cannot reach the rate policy that way; see "
-    "boost/beast/core/rate_policy.hpp and include/asio_wheel/beast/detail/rate_policy_access.hpp");
+    "this Beast's boost::beast::rate_policy_access no longer befriends every "
+    "specialization "
+    "of boost::beast::basic_stream (template <class, class, class> friend "
+    "class basic_stream), "
+    "or no longer has the members asio_wheel::beast::detail::rate_access "
+    "calls: "
+    "asio_wheel::beast::basic_stream cannot reach the rate policy that way; "
+    "see "
+    "boost/beast/core/rate_policy.hpp and "
+    "include/asio_wheel/beast/detail/rate_policy_access.hpp");
 // Ours is that specialization of that template.
 static_assert(std::is_same<asio_wheel::beast::detail::rate_access,
-    boost::beast::basic_stream<asio_wheel::beast::detail::rate_policy_key, void, void>>::value);
+    boost::beast::basic_stream<asio_wheel::beast::detail::rate_policy_key, void,
+        void>>::value);
 
 #undef ASIO_WHEEL_RATE_POLICY_PROBES
 
@@ -163,7 +179,7 @@ private:
   }
 };
 
-} // namespace rate_policy_test
+}  // namespace rate_policy_test
 
 using namespace beast_suite;
 
@@ -177,7 +193,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(private_policy_called_as_by_beast, F, families)
   recording_policy policy;
   policy.log = &log;
   policy.read_budget = 5;
-  typename F::template stream<net::any_io_executor, recording_policy> s(policy, ioc);
+  typename F::template stream<net::any_io_executor, recording_policy> s(
+      policy, ioc);
   tcp::socket peer = connect_pair(ioc, s);
   net::write(peer, net::buffer("abcdefgh", 8));
   std::array<char, 16> buf;
@@ -194,8 +211,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(private_policy_called_as_by_beast, F, families)
   BOOST_TEST(w.n == 3u);
   s.close();  // stops the rate slices
   run_for(ioc, 20ms);
-  const std::vector<std::string> expected{"available_read 0", "on_timer", "available_read 5",
-      "transfer_read 5", "available_write", "transfer_write 3"};
+  const std::vector<std::string> expected{"available_read 0", "on_timer",
+      "available_read 5", "transfer_read 5", "available_write",
+      "transfer_write 3"};
   BOOST_TEST(log == expected, boost::test_tools::per_element());
 }
 

@@ -105,8 +105,8 @@ inline void run_for(net::io_context& ioc, std::chrono::milliseconds d)
 }
 
 /// Calls @p f after @p d on @p ioc (a plain steady_timer: test scaffolding).
-inline void after(net::io_context& ioc, std::chrono::milliseconds d,
-    std::function<void()> f)
+inline void after(
+    net::io_context& ioc, std::chrono::milliseconds d, std::function<void()> f)
 {
   auto t = std::make_shared<net::steady_timer>(ioc, d);
   t->async_wait([t, f = std::move(f)](error_code) { f(); });
@@ -132,6 +132,6 @@ struct result
 
 inline const error_code timeout_ec = bb::error::timeout;
 
-} // namespace beast_suite
+}  // namespace beast_suite
 
-#endif // ASIO_WHEEL_TEST_ASIO_WHEEL_BEAST_STREAM_SUITE_HPP
+#endif  // ASIO_WHEEL_TEST_ASIO_WHEEL_BEAST_STREAM_SUITE_HPP

@@ -18,7 +18,8 @@ using namespace beast_suite;
 
 BOOST_AUTO_TEST_SUITE(timeouts)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(read_timeout_closes_and_reports_timeout, F, families)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    read_timeout_closes_and_reports_timeout, F, families)
 {
   net::io_context ioc;
   typename F::tcp_stream s(ioc);
@@ -33,7 +34,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(read_timeout_closes_and_reports_timeout, F, famili
   BOOST_TEST(!s.socket().is_open());
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(write_timeout_when_peer_does_not_read, F, families)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    write_timeout_when_peer_does_not_read, F, families)
 {
   net::io_context ioc;
   typename F::tcp_stream s(ioc);
@@ -85,12 +87,15 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(connect_timeout, F, families)
   typename F::tcp_stream s(ioc);
   result r;
   s.expires_after(150ms);
-  s.async_connect(ep, [&](error_code ec) { r.done = true; r.ec = ec; });
+  s.async_connect(ep, [&](error_code ec) {
+    r.done = true;
+    r.ec = ec;
+  });
   run_until(ioc, r.done);
   if (!r.ec)
   {
     BOOST_TEST_MESSAGE("connect completed despite a full accept queue: "
-        "connect timeout not checkable on this kernel");
+                       "connect timeout not checkable on this kernel");
     return;
   }
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());
@@ -103,9 +108,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(connect_timeout, F, families)
   const std::vector<tcp::endpoint> eps{ep};
   int tried = 0;
   s2.expires_after(150ms);
-  s2.async_connect(eps,
-      [&](const error_code&, const tcp::endpoint&) { ++tried; return true; },
-      [&](error_code ec, tcp::endpoint) { done2 = true; ec2 = ec; });
+  s2.async_connect(
+      eps,
+      [&](const error_code&, const tcp::endpoint&) {
+        ++tried;
+        return true;
+      },
+      [&](error_code ec, tcp::endpoint) {
+        done2 = true;
+        ec2 = ec;
+      });
   run_until(ioc, done2);
   BOOST_TEST(ec2 == timeout_ec, ec2.message());
   BOOST_TEST(tried == 1);
@@ -131,7 +143,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(connect_overloads_in_time, F, families)
   result ra;
   bool rb = false, rc = false;
   a.expires_after(5s);
-  a.async_connect(ep, [&](error_code ec) { ra.done = true; ra.ec = ec; });
+  a.async_connect(ep, [&](error_code ec) {
+    ra.done = true;
+    ra.ec = ec;
+  });
   const std::vector<tcp::endpoint> eps{ep};
   b.expires_after(5s);
   b.async_connect(eps, [&](error_code ec, tcp::endpoint e) {
@@ -160,7 +175,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(connect_overloads_in_time, F, families)
   // The blocking forms.
   typename F::tcp_stream d(ioc), e(ioc);
   d.connect(ep);
-  BOOST_TEST(d.connect(eps) == ep);  // reconnecting an open socket: fine for a range
+  BOOST_TEST(
+      d.connect(eps) == ep);  // reconnecting an open socket: fine for a range
   error_code ec;
   e.connect(ep, ec);
   BOOST_TEST(!ec);
@@ -187,7 +203,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(expires_never_disables, F, families)
 
 // An expiry set while a read is pending applies to the write started after
 // it, not to the pending read.
-BOOST_AUTO_TEST_CASE_TEMPLATE(expiry_applies_to_operations_started_after, F, families)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    expiry_applies_to_operations_started_after, F, families)
 {
   net::io_context ioc;
   typename F::tcp_stream s(ioc);
@@ -241,7 +258,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_already_elapsed, F, families)
 // posted: never inside the initiating function), and the socket is closed. Before 354 only an
 // operation on empty buffers did so at once (empty_buffers_with_elapsed_timeout); others
 // raced the elapsed timer (timeout_already_elapsed waits for nothing).
-BOOST_AUTO_TEST_CASE_TEMPLATE(operation_after_elapsed_timeout_times_out_at_once, F, families)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    operation_after_elapsed_timeout_times_out_at_once, F, families)
 {
   {
     net::io_context ioc;
@@ -428,7 +446,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(empty_buffers_with_elapsed_timeout, F, families)
 BOOST_AUTO_TEST_CASE_TEMPLATE(simple_rate_policy_limits_bytes, F, families)
 {
   net::io_context ioc;
-  typename F::template stream<net::any_io_executor, bb::simple_rate_policy> s(ioc);
+  typename F::template stream<net::any_io_executor, bb::simple_rate_policy> s(
+      ioc);
   tcp::socket peer = connect_pair(ioc, s);
   s.rate_policy().read_limit(100);
   s.rate_policy().write_limit(50);
@@ -462,7 +481,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(simple_rate_policy_limits_bytes, F, families)
 BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_during_rate_wait, F, families)
 {
   net::io_context ioc;
-  typename F::template stream<net::any_io_executor, bb::simple_rate_policy> s(ioc);
+  typename F::template stream<net::any_io_executor, bb::simple_rate_policy> s(
+      ioc);
   tcp::socket peer = connect_pair(ioc, s);
   s.rate_policy().read_limit(10);
   std::vector<char> data(100, 'z');
@@ -510,14 +530,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(release_socket_and_moves, F, families)
   tcp::socket raw = moved.release_socket();
   BOOST_TEST(raw.is_open());
   // Converting move to another executor type.
-  typename F::template stream<net::io_context::executor_type> other(ioc.get_executor());
+  typename F::template stream<net::io_context::executor_type> other(
+      ioc.get_executor());
   typename F::tcp_stream converted(std::move(other));
   BOOST_TEST(!converted.socket().is_open());
 }
 
 // Destroying the io_context with timeouts (and operations) pending releases
 // everything (the sanitizer run checks for leaks).
-BOOST_AUTO_TEST_CASE_TEMPLATE(io_context_destroyed_with_pending_timeouts, F, families)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    io_context_destroyed_with_pending_timeouts, F, families)
 {
   std::array<char, 8> buf;
   {

@@ -20,8 +20,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lowest_layer_is_the_stream, F, families)
 {
   using stream = typename F::tcp_stream;
   static_assert(std::is_same<bb::lowest_layer_type<stream>, stream>::value);
-  static_assert(std::is_same<
-      bb::lowest_layer_type<websocket::stream<stream>>, stream>::value);
+  static_assert(std::is_same<bb::lowest_layer_type<websocket::stream<stream>>,
+      stream>::value);
   static_assert(bb::is_async_stream<stream>::value);
   static_assert(bb::is_sync_stream<stream>::value);
   net::io_context ioc;
@@ -63,31 +63,32 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(websocket_roundtrip_and_close, F, families)
   });
 
   bb::get_lowest_layer(client).expires_after(5s);
-  bb::get_lowest_layer(client).async_connect(acc.local_endpoint(),
-      [&](error_code ec) {
-    BOOST_TEST(!ec, ec.message());
-    bb::get_lowest_layer(client).expires_never();
-    client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
-      BOOST_TEST(!ec, ec.message());
-      client.async_write(net::buffer(std::string("hello wheel")),
-          [&](error_code ec, std::size_t) {
+  bb::get_lowest_layer(client).async_connect(
+      acc.local_endpoint(), [&](error_code ec) {
         BOOST_TEST(!ec, ec.message());
-        client.async_read(cbuf, [&](error_code ec, std::size_t) {
+        bb::get_lowest_layer(client).expires_never();
+        client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
           BOOST_TEST(!ec, ec.message());
-          got = bb::buffers_to_string(cbuf.data());
-          client.async_close(websocket::close_code::normal,
-              [&](error_code ec) {
-            BOOST_TEST(!ec, ec.message());
-            client_done = true;
-          });
+          client.async_write(net::buffer(std::string("hello wheel")),
+              [&](error_code ec, std::size_t) {
+                BOOST_TEST(!ec, ec.message());
+                client.async_read(cbuf, [&](error_code ec, std::size_t) {
+                  BOOST_TEST(!ec, ec.message());
+                  got = bb::buffers_to_string(cbuf.data());
+                  client.async_close(
+                      websocket::close_code::normal, [&](error_code ec) {
+                        BOOST_TEST(!ec, ec.message());
+                        client_done = true;
+                      });
+                });
+              });
         });
       });
-    });
-  });
   run_until(ioc, client_done);
   run_until(ioc, server_done);
   BOOST_TEST(got == "hello wheel");
-  BOOST_TEST(close_ec == error_code(websocket::error::closed), close_ec.message());
+  BOOST_TEST(
+      close_ec == error_code(websocket::error::closed), close_ec.message());
 }
 
 // The stream's timeout under a websocket read: the read fails with timeout

@@ -56,8 +56,8 @@ BOOST_AUTO_TEST_CASE(timeouts_are_wheel_entries)
     BOOST_TEST(!w.ec);
     BOOST_TEST(!rd.ec);
   }
-  BOOST_TEST(service.stats().timeouts_withdrawn
-      == before.timeouts_withdrawn + 101);
+  BOOST_TEST(
+      service.stats().timeouts_withdrawn == before.timeouts_withdrawn + 101);
   BOOST_TEST(service.stats().pending_waits == before.pending_waits);
 
   // A timeout that fires is an expired wait.
@@ -90,8 +90,10 @@ BOOST_AUTO_TEST_CASE(no_allocation_per_timeout)
       // The last read left no work: the context stopped.
       ioc.restart();
       bool done = false;
-      s.async_read_some(net::buffer(buf),
-          [&](error_code ec, std::size_t) { BOOST_TEST(!ec); done = true; });
+      s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
+        BOOST_TEST(!ec);
+        done = true;
+      });
       while (!done)
         ioc.run_one();
     }
@@ -112,8 +114,8 @@ BOOST_AUTO_TEST_CASE(no_allocation_per_timeout)
   counting = false;
   const std::size_t timed = allocations.load();
 
-  BOOST_TEST_MESSAGE("allocations for 200 reads: untimed " << untimed
-      << ", timed " << timed);
+  BOOST_TEST_MESSAGE(
+      "allocations for 200 reads: untimed " << untimed << ", timed " << timed);
   BOOST_TEST(timed <= untimed);
 }
 
@@ -149,12 +151,13 @@ BOOST_AUTO_TEST_CASE(timeouts_keep_the_streams_or_the_contexts_tolerance)
   {
     net::io_context ioc;
     asio_wheel::wheel_options opts;
-    opts.tolerance = own ? 0.0 : 1.0;  // with 1, a timeout may be up to its length late
+    opts.tolerance =
+        own ? 0.0 : 1.0;  // with 1, a timeout may be up to its length late
     auto& service = net::make_service<service_type>(ioc, opts);
     constexpr int n = 6;
     std::array<std::unique_ptr<asio_wheel::beast::tcp_stream>, n> streams;
-    std::array<tcp::socket, n> peers{tcp::socket(ioc), tcp::socket(ioc), tcp::socket(ioc),
-        tcp::socket(ioc), tcp::socket(ioc), tcp::socket(ioc)};
+    std::array<tcp::socket, n> peers{tcp::socket(ioc), tcp::socket(ioc),
+        tcp::socket(ioc), tcp::socket(ioc), tcp::socket(ioc), tcp::socket(ioc)};
     std::array<result, n> results;
     std::array<clock::time_point, n> expiry, fired;
     std::array<char, 16> buf;
@@ -167,11 +170,12 @@ BOOST_AUTO_TEST_CASE(timeouts_keep_the_streams_or_the_contexts_tolerance)
       const auto length = 60ms + i * 5ms;
       expiry[i] = clock::now() + length;
       streams[i]->expires_after(length);
-      streams[i]->async_read_some(net::buffer(buf), [&, i](error_code ec, std::size_t) {
-        fired[i] = clock::now();
-        results[i].ec = ec;
-        results[i].done = true;
-      });
+      streams[i]->async_read_some(
+          net::buffer(buf), [&, i](error_code ec, std::size_t) {
+            fired[i] = clock::now();
+            results[i].ec = ec;
+            results[i].done = true;
+          });
     }
     for (int i = 0; i < n; ++i)
       run_until(ioc, results[i].done);
@@ -181,11 +185,13 @@ BOOST_AUTO_TEST_CASE(timeouts_keep_the_streams_or_the_contexts_tolerance)
       BOOST_TEST_REQUIRE(results[i].done);
       BOOST_TEST(results[i].ec == timeout_ec, results[i].ec.message());
       BOOST_TEST((fired[i] >= expiry[i]), "stream " << i << " timed out early");
-      BOOST_TEST((fired[i] <= expiry[i] + tolerance + 1ms + loop_delay), "stream " << i
-          << " timed out " << (fired[i] - expiry[i]) / 1ms << " ms after its expiry");
+      BOOST_TEST((fired[i] <= expiry[i] + tolerance + 1ms + loop_delay),
+          "stream " << i << " timed out " << (fired[i] - expiry[i]) / 1ms
+                    << " ms after its expiry");
     }
     BOOST_TEST(service.stats().waits_expired == std::uint64_t(n));
-    BOOST_TEST(service.stats().wakeups_saved >= 1u, "no timeout shared a wakeup");
+    BOOST_TEST(
+        service.stats().wakeups_saved >= 1u, "no timeout shared a wakeup");
   }
   net::io_context ioc;
   asio_wheel::beast::tcp_stream s(ioc);

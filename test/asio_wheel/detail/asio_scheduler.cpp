@@ -30,7 +30,7 @@ namespace {
 
 constexpr std::chrono::nanoseconds tick = 1ms;
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(concurrency_hints)
 
@@ -40,21 +40,27 @@ BOOST_DATA_TEST_CASE(threading_of_reads_the_hint_as_asio_does,
     boost::unit_test::data::make(all_concurrency_hints), concurrency_hint)
 {
   asio::io_context io(concurrency_hint);
-  const asio_wheel::detail::scheduler_threading seen = asio_wheel::detail::threading_of(io);
+  const asio_wheel::detail::scheduler_threading seen =
+      asio_wheel::detail::threading_of(io);
   const threading_expectation expected = expected_threading(concurrency_hint);
-  BOOST_TEST(seen.locking == expected.locking, "hint " << hint_name(concurrency_hint)
-      << " read as locking=" << seen.locking << ", expected " << expected.locking
-      << " (" << asio_description() << ")");
-  BOOST_TEST(seen.one_thread == expected.one_thread, "hint " << hint_name(concurrency_hint)
-      << " read as one_thread=" << seen.one_thread << ", expected " << expected.one_thread
-      << " (" << asio_description() << ")");
+  BOOST_TEST(seen.locking == expected.locking,
+      "hint " << hint_name(concurrency_hint)
+              << " read as locking=" << seen.locking << ", expected "
+              << expected.locking << " (" << asio_description() << ")");
+  BOOST_TEST(seen.one_thread == expected.one_thread,
+      "hint " << hint_name(concurrency_hint)
+              << " read as one_thread=" << seen.one_thread << ", expected "
+              << expected.one_thread << " (" << asio_description() << ")");
 }
 
-BOOST_AUTO_TEST_CASE(threading_of_reads_a_default_constructed_context_as_the_default_hint)
+BOOST_AUTO_TEST_CASE(
+    threading_of_reads_a_default_constructed_context_as_the_default_hint)
 {
   asio::io_context io;
-  const asio_wheel::detail::scheduler_threading seen = asio_wheel::detail::threading_of(io);
-  const threading_expectation expected = expected_threading(concurrency_hint_default);
+  const asio_wheel::detail::scheduler_threading seen =
+      asio_wheel::detail::threading_of(io);
+  const threading_expectation expected =
+      expected_threading(concurrency_hint_default);
   BOOST_TEST(seen.locking == expected.locking);
   BOOST_TEST(seen.one_thread == expected.one_thread,
       "io_context() read as one_thread=" << seen.one_thread);
@@ -67,7 +73,8 @@ BOOST_AUTO_TEST_CASE(threading_of_reads_a_default_constructed_context_as_the_def
 // tick late. Meanwhile cancel() and expires_after() abort waits with operation_aborted, exactly
 // once and without completing them at their old expiry, and reschedule_after() moves a wait
 // later without aborting it.
-BOOST_DATA_TEST_CASE(waits_expire_in_order_once_and_aborts_and_moves_keep_their_results,
+BOOST_DATA_TEST_CASE(
+    waits_expire_in_order_once_and_aborts_and_moves_keep_their_results,
     boost::unit_test::data::make(all_concurrency_hints), concurrency_hint)
 {
   const auto t0 = align_clock_to(tick);
@@ -76,7 +83,8 @@ BOOST_DATA_TEST_CASE(waits_expire_in_order_once_and_aborts_and_moves_keep_their_
   auto& service = install_service(io, make_options(tick, 8, 3));
   const auto at = [&](double n) { return t0 + ticks(n, tick); };
 
-  const double expiry_ticks[] = {7.5, 2.5, 12.5, 2.5, 20.5, 5.5, 9.5, 17.5, 1.5, 30.5, 4.5, 9.5};
+  const double expiry_ticks[] = {
+      7.5, 2.5, 12.5, 2.5, 20.5, 5.5, 9.5, 17.5, 1.5, 30.5, 4.5, 9.5};
   constexpr std::size_t n = std::size(expiry_ticks);
   std::vector<std::unique_ptr<manual_timer>> timers;
   std::vector<wait_record> records(n);
@@ -115,12 +123,16 @@ BOOST_DATA_TEST_CASE(waits_expire_in_order_once_and_aborts_and_moves_keep_their_
   BOOST_TEST(cancelled_1.calls == 0, "a handler ran inside cancel()");
   BOOST_TEST(rearmed_old.calls == 0, "a handler ran inside expires_after()");
   settle(io);
-  BOOST_TEST(cancelled_1.aborted_once(), "cancel(): " << cancelled_1.calls << " calls, "
-      << cancelled_1.ec.message() << " (hint " << hint_name(concurrency_hint) << ")");
-  BOOST_TEST(cancelled_2.aborted_once(), "cancel(): " << cancelled_2.calls << " calls, "
-      << cancelled_2.ec.message());
-  BOOST_TEST(rearmed_old.aborted_once(), "expires_after(): " << rearmed_old.calls << " calls, "
-      << rearmed_old.ec.message());
+  BOOST_TEST(cancelled_1.aborted_once(),
+      "cancel(): " << cancelled_1.calls << " calls, "
+                   << cancelled_1.ec.message() << " (hint "
+                   << hint_name(concurrency_hint) << ")");
+  BOOST_TEST(cancelled_2.aborted_once(),
+      "cancel(): " << cancelled_2.calls << " calls, "
+                   << cancelled_2.ec.message());
+  BOOST_TEST(rearmed_old.aborted_once(),
+      "expires_after(): " << rearmed_old.calls << " calls, "
+                          << rearmed_old.ec.message());
 
   // One tick at a time: every wait due by now has completed, none early, none twice.
   for (int step = 1; step <= 32; ++step)
@@ -132,41 +144,52 @@ BOOST_DATA_TEST_CASE(waits_expire_in_order_once_and_aborts_and_moves_keep_their_
     {
       const auto expiry = at(expiry_ticks[i]);
       if (now >= expiry + tick)
-        BOOST_TEST(records[i].calls == 1, "wait " << i << " (expiry " << expiry_ticks[i]
-            << " ticks) ran " << records[i].calls << " times by tick " << step);
+        BOOST_TEST(records[i].calls == 1,
+            "wait " << i << " (expiry " << expiry_ticks[i] << " ticks) ran "
+                    << records[i].calls << " times by tick " << step);
       if (now < expiry)
-        BOOST_TEST(records[i].calls == 0, "wait " << i << " (expiry " << expiry_ticks[i]
-            << " ticks) completed early, at tick " << step);
+        BOOST_TEST(records[i].calls == 0,
+            "wait " << i << " (expiry " << expiry_ticks[i]
+                    << " ticks) completed early, at tick " << step);
     }
     if (now < moved_expiry)
-      BOOST_TEST(moved_wait.calls == 0, "the moved wait completed at tick " << step
-          << ", before its new expiry");
+      BOOST_TEST(moved_wait.calls == 0,
+          "the moved wait completed at tick " << step
+                                              << ", before its new expiry");
   }
 
   for (std::size_t i = 0; i < n; ++i)
   {
-    BOOST_TEST(records[i].succeeded_once(), "wait " << i << ": " << records[i].calls
-        << " calls, " << records[i].ec.message());
-    BOOST_TEST((records[i].completed_at >= at(expiry_ticks[i])), "wait " << i << " early");
-    BOOST_TEST((records[i].completed_at <= at(expiry_ticks[i]) + tick), "wait " << i
-        << " more than one tick late");
+    BOOST_TEST(records[i].succeeded_once(),
+        "wait " << i << ": " << records[i].calls << " calls, "
+                << records[i].ec.message());
+    BOOST_TEST((records[i].completed_at >= at(expiry_ticks[i])),
+        "wait " << i << " early");
+    BOOST_TEST((records[i].completed_at <= at(expiry_ticks[i]) + tick),
+        "wait " << i << " more than one tick late");
   }
   BOOST_TEST(completion_order.size() == n);
   for (std::size_t k = 1; k < completion_order.size(); ++k)
-    BOOST_TEST(expiry_ticks[completion_order[k - 1]] <= expiry_ticks[completion_order[k]],
-        "wait " << completion_order[k - 1] << " (expiry " << expiry_ticks[completion_order[k - 1]]
-        << ") completed after wait " << completion_order[k] << " (expiry "
-        << expiry_ticks[completion_order[k]] << ")");
+    BOOST_TEST(expiry_ticks[completion_order[k - 1]]
+            <= expiry_ticks[completion_order[k]],
+        "wait " << completion_order[k - 1] << " (expiry "
+                << expiry_ticks[completion_order[k - 1]]
+                << ") completed after wait " << completion_order[k]
+                << " (expiry " << expiry_ticks[completion_order[k]] << ")");
 
-  BOOST_TEST(cancelled_1.calls == 1, "an aborted wait also completed at its old expiry");
+  BOOST_TEST(cancelled_1.calls == 1,
+      "an aborted wait also completed at its old expiry");
   BOOST_TEST(cancelled_2.calls == 1);
-  BOOST_TEST(rearmed_old.calls == 1, "an aborted wait also completed at its old expiry");
-  BOOST_TEST(rearmed_new.succeeded_once(), "the wait after expires_after(): "
-      << rearmed_new.calls << " calls, " << rearmed_new.ec.message());
+  BOOST_TEST(rearmed_old.calls == 1,
+      "an aborted wait also completed at its old expiry");
+  BOOST_TEST(rearmed_new.succeeded_once(),
+      "the wait after expires_after(): " << rearmed_new.calls << " calls, "
+                                         << rearmed_new.ec.message());
   BOOST_TEST((rearmed_new.completed_at >= rearmed_expiry));
   BOOST_TEST((rearmed_new.completed_at <= rearmed_expiry + tick));
-  BOOST_TEST(moved_wait.succeeded_once(), "the moved wait: " << moved_wait.calls << " calls, "
-      << moved_wait.ec.message());
+  BOOST_TEST(moved_wait.succeeded_once(),
+      "the moved wait: " << moved_wait.calls << " calls, "
+                         << moved_wait.ec.message());
   BOOST_TEST((moved_wait.completed_at >= moved_expiry));
   BOOST_TEST((moved_wait.completed_at <= moved_expiry + tick));
 
@@ -181,7 +204,8 @@ BOOST_DATA_TEST_CASE(waits_expire_in_order_once_and_aborts_and_moves_keep_their_
 // ---------------------------------------------------------------- two threads
 
 // The hints under which several threads may run one context.
-const int multi_thread_hints[] = {concurrency_hint_default, 2, concurrency_hint_safe};
+const int multi_thread_hints[] = {
+    concurrency_hint_default, 2, concurrency_hint_safe};
 
 // One timer of the two-thread test: a chain of rounds, each started either by the thread that
 // created the chain (round 0) or by the handler that ends the previous round, on whichever
@@ -205,7 +229,8 @@ struct two_thread_state
   std::atomic<int> ids_exhausted{0};
   std::atomic<int> wrong_result{0};
   std::atomic<int> early{0};
-  std::atomic<int> wrong_count{0};  // cancel / expires_* / reschedule_* returned a wrong count
+  std::atomic<int> wrong_count{
+      0};  // cancel / expires_* / reschedule_* returned a wrong count
   std::atomic<int> chains_finished{0};
   std::atomic<int> successes{0};
   std::atomic<int> aborts{0};
@@ -214,7 +239,8 @@ struct two_thread_state
 };
 
 constexpr int chain_rounds = 16;
-thread_local int this_run_thread = -1;  // 0 or 1 on the two threads, -1 elsewhere
+thread_local int this_run_thread =
+    -1;  // 0 or 1 on the two threads, -1 elsewhere
 
 void start_round(two_thread_state& state, chain& c);
 
@@ -232,7 +258,7 @@ void wait_for(two_thread_state& state, chain& c, bool expect_success,
   if (this_run_thread >= 0)
     ++state.armed_by_thread[this_run_thread];
   c.timer.async_wait([&state, &c, id, expect_success, not_before, ends_round](
-      const error_code& ec) {
+                         const error_code& ec) {
     if (this_run_thread >= 0)
       ++state.handlers_on_thread[this_run_thread];
     ++state.completions[id];
@@ -303,7 +329,8 @@ BOOST_DATA_TEST_CASE(two_threads_run_the_context_while_both_arm_timers,
   constexpr int chain_count = 2 * chains_per_thread;
   asio::io_context io(concurrency_hint);
   auto& service = install_service(io, make_options(tick, 64, 16));
-  two_thread_state state(static_cast<std::size_t>(chain_count) * chain_rounds * 2);
+  two_thread_state state(
+      static_cast<std::size_t>(chain_count) * chain_rounds * 2);
 
   std::vector<std::unique_ptr<chain>> chains;
   for (int i = 0; i < chain_count; ++i)
@@ -338,18 +365,22 @@ BOOST_DATA_TEST_CASE(two_threads_run_the_context_while_both_arm_timers,
   // against the two run() threads so that arming, cancelling and expiring interleave; no
   // result depends on its length.
   const auto armed_deadline = std::chrono::steady_clock::now() + 60s;
-  while (threads_armed.load() < 2 && std::chrono::steady_clock::now() < armed_deadline)
+  while (threads_armed.load() < 2
+      && std::chrono::steady_clock::now() < armed_deadline)
     std::this_thread::yield();
-  BOOST_TEST_REQUIRE(threads_armed.load() == 2, "a thread did not finish arming in 60 s");
+  BOOST_TEST_REQUIRE(
+      threads_armed.load() == 2, "a thread did not finish arming in 60 s");
   const auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (state.chains_finished.load() < chain_count && std::chrono::steady_clock::now() < deadline)
+  while (state.chains_finished.load() < chain_count
+      && std::chrono::steady_clock::now() < deadline)
   {
     manual_clock::advance(tick);
     std::this_thread::sleep_for(100us);
   }
   // Everything completed: run() must return on both threads by itself.
   const auto return_deadline = std::chrono::steady_clock::now() + 10s;
-  while (runs_returned.load() < 2 && std::chrono::steady_clock::now() < return_deadline)
+  while (runs_returned.load() < 2
+      && std::chrono::steady_clock::now() < return_deadline)
   {
     manual_clock::advance(tick);
     std::this_thread::sleep_for(1ms);
@@ -360,35 +391,47 @@ BOOST_DATA_TEST_CASE(two_threads_run_the_context_while_both_arm_timers,
   for (auto& th : threads)
     th.join();
 
-  const std::size_t ids_used = std::min(state.next_wait_id.load(), state.completions.size());
+  const std::size_t ids_used =
+      std::min(state.next_wait_id.load(), state.completions.size());
   std::size_t not_once = 0;
   for (std::size_t id = 0; id < ids_used; ++id)
     if (state.completions[id].load() != 1)
       ++not_once;
-  BOOST_TEST_MESSAGE("hint " << hint_name(concurrency_hint) << ": " << ids_used << " waits, "
-      << state.successes.load() << " succeeded, " << state.aborts.load() << " aborted; armed "
-      << state.armed_by_thread[0].load() << " / " << state.armed_by_thread[1].load()
-      << ", handlers run " << state.handlers_on_thread[0].load() << " / "
+  BOOST_TEST_MESSAGE("hint "
+      << hint_name(concurrency_hint) << ": " << ids_used << " waits, "
+      << state.successes.load() << " succeeded, " << state.aborts.load()
+      << " aborted; armed " << state.armed_by_thread[0].load() << " / "
+      << state.armed_by_thread[1].load() << ", handlers run "
+      << state.handlers_on_thread[0].load() << " / "
       << state.handlers_on_thread[1].load() << " on the two threads");
-  BOOST_TEST(state.chains_finished.load() == chain_count, "unfinished chains: a wait was lost"
-      " (hint " << hint_name(concurrency_hint) << ")");
-  BOOST_TEST(returned_by_itself, "run() did not return after the last wait completed");
-  BOOST_TEST(not_once == 0u, not_once << " waits did not complete exactly once");
+  BOOST_TEST(state.chains_finished.load() == chain_count,
+      "unfinished chains: a wait was lost"
+      " (hint "
+          << hint_name(concurrency_hint) << ")");
+  BOOST_TEST(
+      returned_by_itself, "run() did not return after the last wait completed");
+  BOOST_TEST(
+      not_once == 0u, not_once << " waits did not complete exactly once");
   BOOST_TEST(state.ids_exhausted.load() == 0);
-  BOOST_TEST(state.wrong_result.load() == 0, state.wrong_result.load()
-      << " handlers saw the wrong result");
-  BOOST_TEST(state.early.load() == 0, state.early.load() << " waits completed before their expiry");
-  BOOST_TEST(state.wrong_count.load() == 0, state.wrong_count.load()
-      << " cancel / expires_after / reschedule_after calls returned a wrong count");
+  BOOST_TEST(state.wrong_result.load() == 0,
+      state.wrong_result.load() << " handlers saw the wrong result");
+  BOOST_TEST(state.early.load() == 0,
+      state.early.load() << " waits completed before their expiry");
+  BOOST_TEST(state.wrong_count.load() == 0,
+      state.wrong_count.load() << " cancel / expires_after / reschedule_after "
+                                  "calls returned a wrong count");
   BOOST_TEST(state.armed_by_thread[0].load() > 0, "thread 0 armed no timer");
   BOOST_TEST(state.armed_by_thread[1].load() > 0, "thread 1 armed no timer");
-  BOOST_TEST(static_cast<std::size_t>(state.successes.load() + state.aborts.load()) == ids_used);
+  BOOST_TEST(
+      static_cast<std::size_t>(state.successes.load() + state.aborts.load())
+      == ids_used);
   const auto s = service.stats();
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.timers_in_wheel == 0u);
   BOOST_TEST(s.queued_completions == 0u);
   BOOST_TEST(s.waits_expired + s.waits_cancelled == ids_used);
-  BOOST_TEST(s.waits_cancelled == static_cast<std::uint64_t>(state.aborts.load()));
+  BOOST_TEST(
+      s.waits_cancelled == static_cast<std::uint64_t>(state.aborts.load()));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

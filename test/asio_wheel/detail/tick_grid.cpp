@@ -77,7 +77,8 @@ std::int64_t count_of(typename Clock::time_point t)
 // within max_tick ticks of the origin, saturating towards later beyond. due_tick is the
 // ceiling, never_tick for time_point::max() and from max_tick ticks on, at least -max_tick;
 // tick_at the floor, at most max_tick - 1 and at least -max_tick.
-tick_type expected_due_tick(std::int64_t t, std::int64_t origin, std::int64_t tk)
+tick_type expected_due_tick(
+    std::int64_t t, std::int64_t origin, std::int64_t tk)
 {
   if (t == rep_max)
     return never_tick;
@@ -112,7 +113,8 @@ std::int64_t expected_time_of(tick_type k, std::int64_t origin, std::int64_t tk)
 
 // Every property of one time point t on grid g (origin, tk in clock units), exactly.
 template <typename Clock>
-void check_point(const tick_grid<Clock>& g, std::int64_t origin, std::int64_t tk, std::int64_t t)
+void check_point(const tick_grid<Clock>& g, std::int64_t origin,
+    std::int64_t tk, std::int64_t t)
 {
   const auto tp = at<Clock>(t);
   const tick_type due = g.due_tick(tp);
@@ -124,7 +126,8 @@ void check_point(const tick_grid<Clock>& g, std::int64_t origin, std::int64_t tk
   if (due != never_tick && due > -max_tick)  // not saturated
   {
     // Never early, and the first such boundary.
-    BOOST_TEST_REQUIRE(count_of<Clock>(g.time_of(due)) >= t, "due_tick is early for " << t);
+    BOOST_TEST_REQUIRE(
+        count_of<Clock>(g.time_of(due)) >= t, "due_tick is early for " << t);
     if (count_of<Clock>(g.time_of(due - 1)) != rep_min)
       BOOST_TEST_REQUIRE(count_of<Clock>(g.time_of(due - 1)) < t,
           "due_tick is not the first boundary for " << t);
@@ -132,7 +135,8 @@ void check_point(const tick_grid<Clock>& g, std::int64_t origin, std::int64_t tk
   if (floor != max_tick - 1 && floor > -max_tick)  // not saturated
   {
     if (count_of<Clock>(g.time_of(floor)) != rep_min)
-      BOOST_TEST_REQUIRE(count_of<Clock>(g.time_of(floor)) <= t, "tick_at is after " << t);
+      BOOST_TEST_REQUIRE(
+          count_of<Clock>(g.time_of(floor)) <= t, "tick_at is after " << t);
     if (count_of<Clock>(g.time_of(floor + 1)) != rep_max)
       BOOST_TEST_REQUIRE(count_of<Clock>(g.time_of(floor + 1)) > t,
           "tick_at is not the last boundary for " << t);
@@ -142,14 +146,16 @@ void check_point(const tick_grid<Clock>& g, std::int64_t origin, std::int64_t tk
       || due == -max_tick || floor == max_tick - 1 || floor == -max_tick));
 }
 
-} // namespace
+}  // namespace
 
-BOOST_AUTO_TEST_CASE(due_tick_is_the_first_boundary_at_or_after_and_tick_at_the_last_at_or_before)
+BOOST_AUTO_TEST_CASE(
+    due_tick_is_the_first_boundary_at_or_after_and_tick_at_the_last_at_or_before)
 {
   // The origin off any round number, as the service's is (Clock::now() when it was made).
   const std::int64_t origin = 1'000'000'000'000'123'457;
   const std::int64_t tk = 1000;
-  const tick_grid<ns_clock> g(std::chrono::nanoseconds(tk), at<ns_clock>(origin));
+  const tick_grid<ns_clock> g(
+      std::chrono::nanoseconds(tk), at<ns_clock>(origin));
   // Every clock unit of five ticks either side of the origin: boundaries, their neighbours,
   // the insides of ticks, positive and negative.
   for (std::int64_t t = origin - 5 * tk; t <= origin + 5 * tk; ++t)
@@ -171,7 +177,8 @@ BOOST_AUTO_TEST_CASE(times_before_the_origin_have_exact_negative_ticks)
 {
   const std::int64_t origin = 1'000'000'000'000'123'457;
   const std::int64_t tk = 1000;
-  const tick_grid<ns_clock> g(std::chrono::nanoseconds(tk), at<ns_clock>(origin));
+  const tick_grid<ns_clock> g(
+      std::chrono::nanoseconds(tk), at<ns_clock>(origin));
   // One clock unit before the origin: inside tick -1, whose end is the origin.
   BOOST_TEST(g.due_tick(at<ns_clock>(origin - 1)) == 0);
   BOOST_TEST(g.tick_at(at<ns_clock>(origin - 1)) == -1);
@@ -201,10 +208,12 @@ BOOST_AUTO_TEST_CASE(times_before_the_origin_have_exact_negative_ticks)
 
   // An origin before the clock's epoch (negative counts) changes nothing.
   const std::int64_t neg_origin = -777'777'777'777;
-  const tick_grid<ns_clock> n(std::chrono::nanoseconds(tk), at<ns_clock>(neg_origin));
+  const tick_grid<ns_clock> n(
+      std::chrono::nanoseconds(tk), at<ns_clock>(neg_origin));
   for (std::int64_t t = neg_origin - 3 * tk; t <= neg_origin + 3 * tk; ++t)
     check_point(n, neg_origin, tk, t);
-  for (std::int64_t t = -3 * tk; t <= 3 * tk; ++t)  // around the epoch, far after the origin
+  for (std::int64_t t = -3 * tk; t <= 3 * tk;
+       ++t)  // around the epoch, far after the origin
     check_point(n, neg_origin, tk, t);
 }
 
@@ -218,13 +227,16 @@ BOOST_AUTO_TEST_CASE(ends_of_the_clock_saturate)
   // everything but time_point::max() itself is exact.
   {
     const std::int64_t tk = 1'000'000;
-    const tick_grid<ns_clock> g(std::chrono::nanoseconds(tk), at<ns_clock>(origin));
-    BOOST_TEST(g.due_tick(tmax) == never_tick, "time_point::max() is never due");
+    const tick_grid<ns_clock> g(
+        std::chrono::nanoseconds(tk), at<ns_clock>(origin));
+    BOOST_TEST(
+        g.due_tick(tmax) == never_tick, "time_point::max() is never due");
     BOOST_TEST(g.tick_at(tmax) == expected_tick_at(rep_max, origin, tk));
     check_point(g, origin, tk, rep_max - 1);
     check_point(g, origin, tk, rep_min);
     check_point(g, origin, tk, rep_min + 1);
-    BOOST_TEST(g.due_tick(tmin) == static_cast<tick_type>(ceil_div(i128(rep_min) - origin, tk)));
+    BOOST_TEST(g.due_tick(tmin)
+        == static_cast<tick_type>(ceil_div(i128(rep_min) - origin, tk)));
     BOOST_TEST(g.due_tick(tmin) < 0);
     BOOST_TEST((g.time_of(g.due_tick(tmin)) >= tmin));
     // The boundary before time_point::min() does not exist: time_of saturates there.
@@ -234,11 +246,14 @@ BOOST_AUTO_TEST_CASE(ends_of_the_clock_saturate)
     BOOST_TEST((g.time_of(-never_tick) == tmin));
     BOOST_TEST((g.time_of((std::numeric_limits<tick_type>::min)()) == tmin));
     // The last boundaries inside the range are exact, the next ones saturate.
-    const auto kmax = static_cast<tick_type>(floor_div(i128(rep_max) - origin, tk));
-    const auto kmin = static_cast<tick_type>(ceil_div(i128(rep_min) - origin, tk));
+    const auto kmax =
+        static_cast<tick_type>(floor_div(i128(rep_max) - origin, tk));
+    const auto kmin =
+        static_cast<tick_type>(ceil_div(i128(rep_min) - origin, tk));
     BOOST_TEST(count_of<ns_clock>(g.time_of(kmax)) == origin + kmax * tk);
     BOOST_TEST((g.time_of(kmax + 1) == tmax));
-    BOOST_TEST(count_of<ns_clock>(g.time_of(kmin)) == expected_time_of(kmin, origin, tk));
+    BOOST_TEST(count_of<ns_clock>(g.time_of(kmin))
+        == expected_time_of(kmin, origin, tk));
     BOOST_TEST(count_of<ns_clock>(g.time_of(kmin)) > rep_min);
     BOOST_TEST((g.time_of(kmin - 1) == tmin));
     BOOST_TEST(g.due_tick(g.time_of(kmax)) == kmax);
@@ -250,18 +265,21 @@ BOOST_AUTO_TEST_CASE(ends_of_the_clock_saturate)
   // never_tick (never due) after the origin and at -max_tick before it, tick_at at
   // max_tick - 1 and -max_tick.
   {
-    const tick_grid<ns_clock> g(std::chrono::nanoseconds(1), at<ns_clock>(origin));
+    const tick_grid<ns_clock> g(
+        std::chrono::nanoseconds(1), at<ns_clock>(origin));
     BOOST_TEST(g.due_tick(at<ns_clock>(origin + max_tick - 1)) == max_tick - 1);
     BOOST_TEST(g.tick_at(at<ns_clock>(origin + max_tick - 1)) == max_tick - 1);
     BOOST_TEST(g.due_tick(at<ns_clock>(origin + max_tick)) == never_tick);
     BOOST_TEST(g.tick_at(at<ns_clock>(origin + max_tick)) == max_tick - 1);
     BOOST_TEST(g.due_tick(at<ns_clock>(origin - max_tick)) == -max_tick);
     BOOST_TEST(g.tick_at(at<ns_clock>(origin - max_tick)) == -max_tick);
-    BOOST_TEST(g.due_tick(at<ns_clock>(origin - max_tick + 1)) == -max_tick + 1);
+    BOOST_TEST(
+        g.due_tick(at<ns_clock>(origin - max_tick + 1)) == -max_tick + 1);
     BOOST_TEST(g.tick_at(at<ns_clock>(origin - max_tick + 1)) == -max_tick + 1);
     BOOST_TEST(g.due_tick(at<ns_clock>(origin - max_tick - 1)) == -max_tick);
     BOOST_TEST(g.tick_at(at<ns_clock>(origin - max_tick - 1)) == -max_tick);
-    for (const std::int64_t d : {max_tick - 2, max_tick - 1, max_tick, max_tick + 1})
+    for (const std::int64_t d :
+        {max_tick - 2, max_tick - 1, max_tick, max_tick + 1})
     {
       check_point(g, origin, 1, origin + d);
       check_point(g, origin, 1, origin - d);
@@ -283,7 +301,8 @@ BOOST_AUTO_TEST_CASE(ends_of_the_clock_saturate)
   // The same from an origin before the epoch.
   {
     const std::int64_t neg_origin = -origin;
-    const tick_grid<ns_clock> g(std::chrono::nanoseconds(1), at<ns_clock>(neg_origin));
+    const tick_grid<ns_clock> g(
+        std::chrono::nanoseconds(1), at<ns_clock>(neg_origin));
     BOOST_TEST(g.due_tick(tmax) == never_tick);
     BOOST_TEST(g.tick_at(tmax) == max_tick - 1);
     BOOST_TEST(g.due_tick(at<ns_clock>(rep_max - 1)) == never_tick);
@@ -292,7 +311,8 @@ BOOST_AUTO_TEST_CASE(ends_of_the_clock_saturate)
     check_point(g, neg_origin, 1, rep_min);
     BOOST_TEST(g.due_tick(tmin) == -max_tick);
     // Boundary never_tick - 1 still lies inside the clock's range here: exact, not max().
-    BOOST_TEST(count_of<ns_clock>(g.time_of(never_tick - 1)) == neg_origin + (never_tick - 1));
+    BOOST_TEST(count_of<ns_clock>(g.time_of(never_tick - 1))
+        == neg_origin + (never_tick - 1));
     BOOST_TEST((g.time_of(-never_tick) == tmin));
     BOOST_TEST(count_of<ns_clock>(g.time_of(rep_min - neg_origin)) == rep_min);
     BOOST_TEST((g.time_of(rep_min - neg_origin - 1) == tmin));
@@ -302,49 +322,64 @@ BOOST_AUTO_TEST_CASE(ends_of_the_clock_saturate)
 BOOST_AUTO_TEST_CASE(random_points_over_the_whole_range_match_exact_division)
 {
   auto clamp = [](i128 c) {
-    return c > rep_max ? rep_max : c < rep_min ? rep_min : static_cast<std::int64_t>(c);
+    return c > rep_max ? rep_max
+        : c < rep_min  ? rep_min
+                       : static_cast<std::int64_t>(c);
   };
   std::mt19937_64 rng(20240601);
-  const std::int64_t ticks[] = {1, 7, 1000, 1'000'000, 999'999'937, 3'600'000'000'000};
-  const std::int64_t origins[] = {1'000'000'000'000'123'457, -1'000'000'000'000'123'457, 0,
-      rep_max - 5, rep_min + 5};
+  const std::int64_t ticks[] = {
+      1, 7, 1000, 1'000'000, 999'999'937, 3'600'000'000'000};
+  const std::int64_t origins[] = {1'000'000'000'000'123'457,
+      -1'000'000'000'000'123'457, 0, rep_max - 5, rep_min + 5};
   for (const std::int64_t origin : origins)
     for (const std::int64_t tk : ticks)
     {
-      const tick_grid<ns_clock> g(std::chrono::nanoseconds(tk), at<ns_clock>(origin));
+      const tick_grid<ns_clock> g(
+          std::chrono::nanoseconds(tk), at<ns_clock>(origin));
       for (int i = 0; i < 2000; ++i)
       {
         std::int64_t t;
         switch (i % 4)
         {
-        case 0: t = static_cast<std::int64_t>(rng()); break;                          // anywhere
-        case 1: t = clamp(i128(origin) + static_cast<std::int64_t>(rng() % 2001) - 1000); break;
+        case 0:
+          t = static_cast<std::int64_t>(rng());
+          break;  // anywhere
+        case 1:
+          t = clamp(
+              i128(origin) + static_cast<std::int64_t>(rng() % 2001) - 1000);
+          break;
         case 2:  // on a boundary not far from the origin, or next to one
         {
           const auto k = static_cast<std::int64_t>(rng() % 2001) - 1000;
-          t = clamp(i128(origin) + i128(k) * tk + static_cast<std::int64_t>(rng() % 3) - 1);
+          t = clamp(i128(origin) + i128(k) * tk
+              + static_cast<std::int64_t>(rng() % 3) - 1);
           break;
         }
-        default: t = rng() % 2 ? rep_max - static_cast<std::int64_t>(rng() % 3)
-                               : rep_min + static_cast<std::int64_t>(rng() % 3);
+        default:
+          t = rng() % 2 ? rep_max - static_cast<std::int64_t>(rng() % 3)
+                        : rep_min + static_cast<std::int64_t>(rng() % 3);
         }
         check_point(g, origin, tk, t);
       }
       for (int i = 0; i < 200; ++i)
       {
         const auto k = static_cast<tick_type>(rng());
-        BOOST_TEST_REQUIRE(count_of<ns_clock>(g.time_of(k)) == expected_time_of(k, origin, tk),
-            "time_of(" << k << ") with origin " << origin << " and tick " << tk);
+        BOOST_TEST_REQUIRE(
+            count_of<ns_clock>(g.time_of(k)) == expected_time_of(k, origin, tk),
+            "time_of(" << k << ") with origin " << origin << " and tick "
+                       << tk);
       }
     }
 }
 
 // The tick is rounded up to the clock's resolution: a grid of whole clock units, never finer
 // than asked (waiting for a boundary is still never early), at least one unit.
-BOOST_AUTO_TEST_CASE(a_tick_that_is_not_a_multiple_of_the_clock_unit_is_rounded_up)
+BOOST_AUTO_TEST_CASE(
+    a_tick_that_is_not_a_multiple_of_the_clock_unit_is_rounded_up)
 {
   const std::int64_t origin = 1'000'000'000'123;  // microseconds
-  const tick_grid<us_clock> g(std::chrono::nanoseconds(1500), at<us_clock>(origin));  // 2 us
+  const tick_grid<us_clock> g(
+      std::chrono::nanoseconds(1500), at<us_clock>(origin));  // 2 us
   BOOST_TEST(count_of<us_clock>(g.time_of(1)) == origin + 2);
   BOOST_TEST(count_of<us_clock>(g.time_of(-3)) == origin - 6);
   BOOST_TEST(g.due_tick(at<us_clock>(origin + 1)) == 1);
@@ -356,34 +391,40 @@ BOOST_AUTO_TEST_CASE(a_tick_that_is_not_a_multiple_of_the_clock_unit_is_rounded_
   for (std::int64_t t = origin - 20; t <= origin + 20; ++t)
     check_point(g, origin, 2, t);
 
-  const tick_grid<us_clock> one(std::chrono::nanoseconds(1), at<us_clock>(origin));  // 1 us
+  const tick_grid<us_clock> one(
+      std::chrono::nanoseconds(1), at<us_clock>(origin));  // 1 us
   BOOST_TEST(count_of<us_clock>(one.time_of(5)) == origin + 5);
   for (std::int64_t t = origin - 5; t <= origin + 5; ++t)
     check_point(one, origin, 1, t);
 
-  const tick_grid<us_clock> exact(std::chrono::nanoseconds(3000), at<us_clock>(origin));  // 3 us
+  const tick_grid<us_clock> exact(
+      std::chrono::nanoseconds(3000), at<us_clock>(origin));  // 3 us
   for (std::int64_t t = origin - 10; t <= origin + 10; ++t)
     check_point(exact, origin, 3, t);
 
   // A period that is not a power of ten: 1/3 ms units; 1.1 ms is 3.3 units, rounded to 4.
-  const tick_grid<third_ms_clock> third(std::chrono::microseconds(1100), at<third_ms_clock>(7));
+  const tick_grid<third_ms_clock> third(
+      std::chrono::microseconds(1100), at<third_ms_clock>(7));
   BOOST_TEST(count_of<third_ms_clock>(third.time_of(1)) == 7 + 4);
   for (std::int64_t t = 7 - 13; t <= 7 + 13; ++t)
     check_point(third, 7, 4, t);
-  const tick_grid<third_ms_clock> whole(std::chrono::milliseconds(1), at<third_ms_clock>(7));
+  const tick_grid<third_ms_clock> whole(
+      std::chrono::milliseconds(1), at<third_ms_clock>(7));
   BOOST_TEST(count_of<third_ms_clock>(whole.time_of(-2)) == 7 - 6);
 }
 
 // ticks_in: whole ticks, rounded down, so that a tolerance never grows; nothing for d <= 0.
 BOOST_AUTO_TEST_CASE(ticks_in_a_duration_round_down_and_saturate)
 {
-  const tick_grid<us_clock> g(std::chrono::nanoseconds(3000), at<us_clock>(0));  // 3 us
+  const tick_grid<us_clock> g(
+      std::chrono::nanoseconds(3000), at<us_clock>(0));  // 3 us
   BOOST_TEST(g.ticks_in(us_clock::duration(0)) == 0);
   BOOST_TEST(g.ticks_in(us_clock::duration(-7)) == 0);
   BOOST_TEST(g.ticks_in(us_clock::duration(2)) == 0);
   BOOST_TEST(g.ticks_in(us_clock::duration(3)) == 1);
   BOOST_TEST(g.ticks_in(us_clock::duration(8)) == 2);
-  const tick_grid<us_clock> one(std::chrono::nanoseconds(1), at<us_clock>(0));  // 1 us
+  const tick_grid<us_clock> one(
+      std::chrono::nanoseconds(1), at<us_clock>(0));  // 1 us
   BOOST_TEST(one.ticks_in((us_clock::duration::max)()) == max_tick);
 }
 
@@ -394,30 +435,34 @@ BOOST_AUTO_TEST_CASE(coalesced_tick_lies_in_the_window_on_the_coarsest_step)
 {
   using asio_wheel::detail::coalesced_tick;
   BOOST_TEST(coalesced_tick(9, 0) == 9);
-  BOOST_TEST(coalesced_tick(9, 5) == 12);    // step 4
+  BOOST_TEST(coalesced_tick(9, 5) == 12);  // step 4
   BOOST_TEST(coalesced_tick(10, 5) == 12);
   BOOST_TEST(coalesced_tick(13, 5) == 16);
-  BOOST_TEST(coalesced_tick(9, 40) == 32);   // step 32
+  BOOST_TEST(coalesced_tick(9, 40) == 32);  // step 32
   BOOST_TEST(coalesced_tick(33, 40) == 64);
   BOOST_TEST(coalesced_tick(64, 40) == 64);  // already on the step
-  BOOST_TEST(coalesced_tick(-5, 3) == -4);   // step 4, towards later
+  BOOST_TEST(coalesced_tick(-5, 3) == -4);  // step 4, towards later
   BOOST_TEST(coalesced_tick(-4, 3) == -4);
   BOOST_TEST(coalesced_tick(never_tick, 1000) == never_tick);
-  BOOST_TEST(coalesced_tick(max_tick - 3, 1000) == max_tick - 3, "no room: precise");
+  BOOST_TEST(
+      coalesced_tick(max_tick - 3, 1000) == max_tick - 3, "no room: precise");
 
   std::mt19937_64 random(11);
   for (int i = 0; i < 200000; ++i)
   {
-    const tick_type due = static_cast<tick_type>(random() % (std::uint64_t(1) << 40))
+    const tick_type due =
+        static_cast<tick_type>(random() % (std::uint64_t(1) << 40))
         - (tick_type(1) << 39);
-    const tick_type slack = static_cast<tick_type>(random() % (std::uint64_t(1) << (i % 40)));
+    const tick_type slack =
+        static_cast<tick_type>(random() % (std::uint64_t(1) << (i % 40)));
     const tick_type c = coalesced_tick(due, slack);
     BOOST_TEST_REQUIRE(c >= due);
     BOOST_TEST_REQUIRE(c <= due + slack);
     tick_type step = 1;
     while (step * 2 <= slack + 1)
       step *= 2;
-    BOOST_TEST_REQUIRE(((c % step) + step) % step == 0, "due " << due << " slack " << slack);
+    BOOST_TEST_REQUIRE(
+        ((c % step) + step) % step == 0, "due " << due << " slack " << slack);
     // The coarsest: a multiple of twice the step beyond the window would not do.
     BOOST_TEST_REQUIRE(c - due < step);
   }

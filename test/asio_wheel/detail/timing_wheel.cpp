@@ -35,11 +35,15 @@ struct test_entry : wheel_entry
 
 // Advances the wheel to `to` visiting at most `budget` entries (one step of
 // a bounded advance), recording what expired.
-std::vector<test_entry*> advance_some(timing_wheel& w, tick_type to, std::size_t budget)
+std::vector<test_entry*> advance_some(
+    timing_wheel& w, tick_type to, std::size_t budget)
 {
   std::vector<test_entry*> out;
-  w.advance(to,
-      [](const wheel_entry& e) { return static_cast<const test_entry&>(e).due; },
+  w.advance(
+      to,
+      [](const wheel_entry& e) {
+        return static_cast<const test_entry&>(e).due;
+      },
       [&](wheel_entry& e) {
         auto& t = static_cast<test_entry&>(e);
         ++t.expired;
@@ -62,7 +66,7 @@ void insert(timing_wheel& w, test_entry& e, tick_type due)
   w.insert(e, due);
 }
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(entry_expires_exactly_at_its_due_tick)
 {
@@ -80,12 +84,14 @@ BOOST_AUTO_TEST_CASE(entry_expires_exactly_at_its_due_tick)
 }
 
 // The drive timer's second timer is armed for next_due_after(next_due()).
-BOOST_AUTO_TEST_CASE(next_due_after_gives_the_due_tick_after_a_tick_or_says_it_cannot_tell)
+BOOST_AUTO_TEST_CASE(
+    next_due_after_gives_the_due_tick_after_a_tick_or_says_it_cannot_tell)
 {
-  test_entry a, b, c, d, e;  // declared first: they outlive the wheel, which unlinks them
+  test_entry a, b, c, d,
+      e;  // declared first: they outlive the wheel, which unlinks them
   timing_wheel w(8);
-  insert(w, a, 3);       // level 0
-  insert(w, b, 5);       // level 0
+  insert(w, a, 3);  // level 0
+  insert(w, b, 5);  // level 0
   insert(w, c, 3 + 16);  // level 1, the block of ticks 16-23
   BOOST_TEST(w.next_due() == 3);
   BOOST_TEST(w.next_due_after(2) == 3);
@@ -110,12 +116,13 @@ BOOST_AUTO_TEST_CASE(next_due_after_gives_the_due_tick_after_a_tick_or_says_it_c
   BOOST_TEST(w.next_due_after(20) == 22);
 }
 
-BOOST_AUTO_TEST_CASE(entries_beyond_a_revolution_wait_a_level_up_and_move_down_once)
+BOOST_AUTO_TEST_CASE(
+    entries_beyond_a_revolution_wait_a_level_up_and_move_down_once)
 {
   timing_wheel w(8);
   test_entry a, b, c;
-  insert(w, a, 3);       // level 0, slot 3
-  insert(w, b, 3 + 8);   // level 1, the block of ticks 8-15
+  insert(w, a, 3);  // level 0, slot 3
+  insert(w, b, 3 + 8);  // level 1, the block of ticks 8-15
   insert(w, c, 3 + 16);  // level 1, the block of ticks 16-23
   BOOST_TEST(advance(w, 3).size() == 1u);
   BOOST_TEST(a.expired == 1);
@@ -124,7 +131,8 @@ BOOST_AUTO_TEST_CASE(entries_beyond_a_revolution_wait_a_level_up_and_move_down_o
   BOOST_TEST(w.cascades() == 0u);
   BOOST_TEST(w.next_due() == 11);
   BOOST_TEST(advance(w, 10).empty());
-  BOOST_TEST(w.cascades() == 1u, "b moved down when its block began, at tick 8");
+  BOOST_TEST(
+      w.cascades() == 1u, "b moved down when its block began, at tick 8");
   BOOST_TEST(advance(w, 11).size() == 1u);
   BOOST_TEST(b.expired == 1);
   BOOST_TEST(c.expired == 0);
@@ -135,20 +143,23 @@ BOOST_AUTO_TEST_CASE(entries_beyond_a_revolution_wait_a_level_up_and_move_down_o
   BOOST_TEST(w.round_revisits() == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(an_entry_due_at_its_blocks_first_tick_expires_without_moving_down)
+BOOST_AUTO_TEST_CASE(
+    an_entry_due_at_its_blocks_first_tick_expires_without_moving_down)
 {
   // Where a tolerance files an entry (a coarse tick, often the first of an upper level's
   // block), it leaves the wheel from that level's slot: no move down, one touch.
   timing_wheel w(8);
   test_entry at_start, inside;
-  insert(w, at_start, 64);    // level 1 (slots of 8 ticks): the block of ticks 64-71
+  insert(
+      w, at_start, 64);  // level 1 (slots of 8 ticks): the block of ticks 64-71
   insert(w, inside, 64 + 3);  // the same slot
   BOOST_TEST(advance(w, 63).empty());
   const auto expired = advance(w, 64);
   BOOST_TEST(expired.size() == 1u);
   BOOST_TEST(at_start.expired == 1);
   BOOST_TEST(at_start.expired_at == 64);
-  BOOST_TEST(w.cascades() == 1u, "only the entry due inside the block moved down");
+  BOOST_TEST(
+      w.cascades() == 1u, "only the entry due inside the block moved down");
   BOOST_TEST(advance(w, 67).size() == 1u);
   BOOST_TEST(inside.expired == 1);
   BOOST_TEST(w.empty());
@@ -260,12 +271,13 @@ BOOST_AUTO_TEST_CASE(erase_of_the_last_entry_empties_the_slot)
   BOOST_TEST(advance(w, 100).empty());
 }
 
-BOOST_AUTO_TEST_CASE(next_due_prefers_this_revolution_over_earlier_slots_of_later_rounds)
+BOOST_AUTO_TEST_CASE(
+    next_due_prefers_this_revolution_over_earlier_slots_of_later_rounds)
 {
   test_entry later_round, this_round;
   timing_wheel w(8);
   insert(w, later_round, 1 + 8);  // slot 1, second revolution
-  insert(w, this_round, 5);       // slot 5, first revolution
+  insert(w, this_round, 5);  // slot 5, first revolution
   BOOST_TEST(w.next_due() == 5);
   w.erase(this_round);
   BOOST_TEST(w.next_due() == 9);
@@ -278,7 +290,10 @@ BOOST_AUTO_TEST_CASE(clear_unlinks_every_entry)
   for (int i = 0; i < 10; ++i)
     insert(w, es[i], 1 + i * 5);
   int seen = 0;
-  w.clear([&](wheel_entry& e) { BOOST_TEST(!e.in_wheel()); ++seen; });
+  w.clear([&](wheel_entry& e) {
+    BOOST_TEST(!e.in_wheel());
+    ++seen;
+  });
   BOOST_TEST(seen == 10);
   BOOST_TEST(w.empty());
 }
@@ -303,7 +318,8 @@ BOOST_AUTO_TEST_CASE(bounded_advance_processes_a_storm_in_slices)
   do
   {
     const auto out = advance_some(w, 5, 100);
-    BOOST_TEST_REQUIRE(out.size() <= 100u, "a step visited more than its budget");
+    BOOST_TEST_REQUIRE(
+        out.size() <= 100u, "a step visited more than its budget");
     expired += out.size();
     ++steps;
   } while (w.advancing() && steps < 100);
@@ -323,10 +339,10 @@ BOOST_AUTO_TEST_CASE(entries_erased_or_added_during_a_bounded_advance)
   for (auto& e : es)
     insert(w, e, 3);
   insert(w, late, 3 + 8);  // same slot, next round
-  advance_some(w, 3, 2);   // detaches slot 3, expires two
+  advance_some(w, 3, 2);  // detaches slot 3, expires two
   BOOST_TEST_REQUIRE(w.advancing());
   BOOST_TEST(w.horizon() == 3);
-  w.erase(es[9]);          // still in the detached slot
+  w.erase(es[9]);  // still in the detached slot
   BOOST_TEST(!es[9].in_wheel());
   insert(w, added, w.horizon() + 1);
   while (w.advancing())
@@ -354,16 +370,17 @@ struct random_run
 {
   explicit random_run(unsigned seed)
     : rng(seed), long_timeouts(seed > 200), slots(std::size_t(1) << (rng() % 7))
-  {
-  }
+  {}
 
   // A distance below short_span, or with long_timeouts one of any length.
   tick_type ahead(tick_type short_span)
   {
     if (!long_timeouts)
-      return static_cast<tick_type>(rng() % static_cast<std::uint64_t>(short_span));
+      return static_cast<tick_type>(
+          rng() % static_cast<std::uint64_t>(short_span));
     const std::uint64_t level_spans[] = {slots * 4 + 3, slots * 64 * 3 + 1,
-      slots * 4096 * 3 + 1, (static_cast<std::uint64_t>(slots) << 18) * 3 + 1, 5};
+        slots * 4096 * 3 + 1, (static_cast<std::uint64_t>(slots) << 18) * 3 + 1,
+        5};
     return static_cast<tick_type>(rng() % level_spans[rng() % 5]);
   }
 
@@ -392,10 +409,12 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
       test_entry& e = es[rng() % es.size()];
       switch (rng() % 5)
       {
-      case 0: case 1:  // insert
+      case 0:
+      case 1:  // insert
         if (!e.in_wheel())
         {
-          const tick_type due = now + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
+          const tick_type due =
+              now + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
           e.expired = 0;
           insert(w, e, due);
           model[&e] = due;
@@ -411,7 +430,8 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
       case 3:  // move later lazily, or earlier eagerly
         if (e.in_wheel())
         {
-          const tick_type due = now + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
+          const tick_type due =
+              now + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
           if (due >= e.filed_tick())
             e.due = due;
           else
@@ -428,19 +448,25 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
         for (auto& [p, due] : model)
           earliest = (std::min)(earliest, due);
         BOOST_TEST_REQUIRE(w.next_due() <= earliest,
-            "seed " << seed << ": next_due " << w.next_due() << " after the earliest due " << earliest);
+            "seed " << seed << ": next_due " << w.next_due()
+                    << " after the earliest due " << earliest);
         // next_due_after(next): after next, and at or before every entry filed after next, or
         // never_tick (none, or it cannot tell).
         if (const tick_type next = w.next_due(); next != never_tick)
         {
           const tick_type after = w.next_due_after(next);
-          BOOST_TEST_REQUIRE(after > next, "seed " << seed << ": next_due_after(" << next << ") is " << after);
+          BOOST_TEST_REQUIRE(after > next,
+              "seed " << seed << ": next_due_after(" << next << ") is "
+                      << after);
           for (auto& [p, due] : model)
-            BOOST_TEST_REQUIRE((p->filed_tick() <= next || after == never_tick || after <= p->filed_tick()),
-                "seed " << seed << ": next_due_after(" << next << ") is " << after << ", after an entry filed at "
-                << p->filed_tick());
+            BOOST_TEST_REQUIRE((p->filed_tick() <= next || after == never_tick
+                                   || after <= p->filed_tick()),
+                "seed " << seed << ": next_due_after(" << next << ") is "
+                        << after << ", after an entry filed at "
+                        << p->filed_tick());
         }
-        const tick_type to = now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
+        const tick_type to =
+            now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
         // Half the time a bounded advance, with inserts, erasures and moves
         // between its steps, as the service does between slices.
         const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
@@ -448,15 +474,19 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
         {
           for (test_entry* x : advance_some(w, to, budget))
           {
-            BOOST_TEST_REQUIRE(model.count(x) == 1u, "seed " << seed << ": expired an entry not in the wheel");
-            BOOST_TEST_REQUIRE(model[x] <= to, "seed " << seed << ": expired early");
-            BOOST_TEST_REQUIRE(x->expired == 1, "seed " << seed << ": expired twice");
+            BOOST_TEST_REQUIRE(model.count(x) == 1u,
+                "seed " << seed << ": expired an entry not in the wheel");
+            BOOST_TEST_REQUIRE(
+                model[x] <= to, "seed " << seed << ": expired early");
+            BOOST_TEST_REQUIRE(
+                x->expired == 1, "seed " << seed << ": expired twice");
             model.erase(x);
           }
           if (w.advancing())
           {
             test_entry& y = es[rng() % es.size()];
-            const tick_type due = w.horizon() + 1 + run.ahead(static_cast<tick_type>(slots * 4 + 3));
+            const tick_type due = w.horizon() + 1
+                + run.ahead(static_cast<tick_type>(slots * 4 + 3));
             if (!y.in_wheel())
             {
               y.expired = 0;
@@ -476,7 +506,9 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
           }
         } while (w.advancing());
         for (auto& [p, due] : model)
-          BOOST_TEST_REQUIRE(due > to, "seed " << seed << ": entry due at " << due << " missed at " << to);
+          BOOST_TEST_REQUIRE(due > to,
+              "seed " << seed << ": entry due at " << due << " missed at "
+                      << to);
         now = to;
       }
       }
@@ -491,9 +523,11 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
 // them and expires exactly when advance() reaches its tick, not before and not at once. The
 // entries filed before the rewind (all after 100, in several rounds of their slots) keep their
 // ticks and expire at them.
-BOOST_AUTO_TEST_CASE(rewind_reopens_processed_ticks_and_keeps_earlier_entries_at_their_ticks)
+BOOST_AUTO_TEST_CASE(
+    rewind_reopens_processed_ticks_and_keeps_earlier_entries_at_their_ticks)
 {
-  std::vector<test_entry> before(4), after(60);  // declared first: outlive the wheel
+  std::vector<test_entry> before(4),
+      after(60);  // declared first: outlive the wheel
   timing_wheel w(16);
   BOOST_TEST(advance(w, 100).empty());
   const tick_type before_ticks[] = {101, 105, 100 + 16, 105 + 3 * 16};
@@ -507,18 +541,21 @@ BOOST_AUTO_TEST_CASE(rewind_reopens_processed_ticks_and_keeps_earlier_entries_at
   for (std::size_t i = 0; i < before.size(); ++i)
   {
     BOOST_TEST(before[i].in_wheel());
-    BOOST_TEST(before[i].filed_tick() == before_ticks[i], "an entry filed before the rewind moved");
+    BOOST_TEST(before[i].filed_tick() == before_ticks[i],
+        "an entry filed before the rewind moved");
   }
 
   for (std::size_t i = 0; i < after.size(); ++i)
-    insert(w, after[i], 41 + static_cast<tick_type>(i));  // 41..100: slots shared with `before`
+    insert(w, after[i],
+        41 + static_cast<tick_type>(i));  // 41..100: slots shared with `before`
   BOOST_TEST(w.size() == before.size() + after.size());
   BOOST_TEST(w.next_due() == 41);
 
   for (tick_type to = 41; to <= 160; ++to)
   {
     for (test_entry* e : advance(w, to))
-      BOOST_TEST_REQUIRE(e->due == to, "entry due at " << e->due << " expired at " << to);
+      BOOST_TEST_REQUIRE(
+          e->due == to, "entry due at " << e->due << " expired at " << to);
     for (auto* group : {&before, &after})
       for (const test_entry& e : *group)
         BOOST_TEST_REQUIRE(e.expired == (e.due <= to ? 1 : 0),
@@ -532,18 +569,21 @@ BOOST_AUTO_TEST_CASE(rewind_reopens_processed_ticks_and_keeps_earlier_entries_at
 // counts exactly the entries not yet expired, and each of them expires when advance() reaches
 // its tick again (entries of that slot in later rounds, and one the pass had already re-filed
 // lazily, at their own ticks).
-BOOST_AUTO_TEST_CASE(rewind_during_a_bounded_advance_returns_the_undecided_rest_of_the_slot)
+BOOST_AUTO_TEST_CASE(
+    rewind_during_a_bounded_advance_returns_the_undecided_rest_of_the_slot)
 {
   std::vector<test_entry> storm(50);
   test_entry moved_early, moved_late, later_round, other_slot, inserted;
   timing_wheel w(16);
   advance(w, 2);
   insert(w, moved_early, 5);
-  moved_early.due = 9;  // moved later lazily: visited first, so re-filed by the pass
+  moved_early.due =
+      9;  // moved later lazily: visited first, so re-filed by the pass
   for (auto& e : storm)
     insert(w, e, 5);
   insert(w, moved_late, 5);
-  moved_late.due = 8;   // moved later lazily: not reached by the pass before the rewind
+  moved_late.due =
+      8;  // moved later lazily: not reached by the pass before the rewind
   insert(w, later_round, 5 + 16);
   insert(w, other_slot, 7);
   const std::size_t filed = w.size();
@@ -558,12 +598,14 @@ BOOST_AUTO_TEST_CASE(rewind_during_a_bounded_advance_returns_the_undecided_rest_
   }
   BOOST_TEST_REQUIRE(w.advancing());
   BOOST_TEST(w.horizon() == 8);
-  BOOST_TEST(expired == 3u, "the first visit re-files moved_early, the next three expire");
+  BOOST_TEST(expired == 3u,
+      "the first visit re-files moved_early, the next three expire");
   BOOST_TEST(moved_early.filed_tick() == 9);
   BOOST_TEST(w.lazy_refilings() == 1u);
   BOOST_TEST(w.size() == filed - expired);
 
-  w.rewind(1);  // the clock stepped back to tick 1, before the pass began (at tick 3)
+  w.rewind(
+      1);  // the clock stepped back to tick 1, before the pass began (at tick 3)
   BOOST_TEST(!w.advancing());
   BOOST_TEST(w.horizon() == 1);
   BOOST_TEST(w.size() == filed - expired, "the rewind lost or dropped entries");
@@ -576,7 +618,8 @@ BOOST_AUTO_TEST_CASE(rewind_during_a_bounded_advance_returns_the_undecided_rest_
   }
   BOOST_TEST(still_filed == storm.size() - expired);
   BOOST_TEST(moved_late.in_wheel());
-  BOOST_TEST(moved_late.filed_tick() == 5, "the rest of the slot goes back undecided");
+  BOOST_TEST(
+      moved_late.filed_tick() == 5, "the rest of the slot goes back undecided");
   BOOST_TEST(later_round.filed_tick() == 21);
   BOOST_TEST(w.next_due() <= 5);
 
@@ -611,7 +654,8 @@ BOOST_AUTO_TEST_CASE(rewind_during_a_bounded_advance_returns_the_undecided_rest_
 // order, each exactly at its tick; next_due() finds them.
 BOOST_AUTO_TEST_CASE(rewind_to_negative_ticks_files_and_expires_them_in_order)
 {
-  const tick_type ticks[] = {-999, -998, -991, -990 + 8 * 3, -500, -17, -9, -1, 0, 1, 7};
+  const tick_type ticks[] = {
+      -999, -998, -991, -990 + 8 * 3, -500, -17, -9, -1, 0, 1, 7};
   std::vector<test_entry> es(std::size(ticks)), storm(6);
   timing_wheel w(8);
   w.rewind(-1000);
@@ -626,16 +670,19 @@ BOOST_AUTO_TEST_CASE(rewind_to_negative_ticks_files_and_expires_them_in_order)
   {
     for (test_entry* e : advance(w, to))
     {
-      BOOST_TEST_REQUIRE(e->due == to, "entry due at " << e->due << " expired at " << to);
+      BOOST_TEST_REQUIRE(
+          e->due == to, "entry due at " << e->due << " expired at " << to);
       order.push_back(e->due);
     }
     tick_type earliest = never_tick;
     for (const test_entry& e : es)
       if (e.in_wheel())
         earliest = (std::min)(earliest, e.due);
-    BOOST_TEST_REQUIRE(w.next_due() == earliest, "next_due after advancing to " << to);
+    BOOST_TEST_REQUIRE(
+        w.next_due() == earliest, "next_due after advancing to " << to);
   }
-  BOOST_TEST(order == std::vector<tick_type>(std::begin(ticks), std::end(ticks)),
+  BOOST_TEST(
+      order == std::vector<tick_type>(std::begin(ticks), std::end(ticks)),
       boost::test_tools::per_element());
   BOOST_TEST(w.empty());
 
@@ -660,7 +707,8 @@ BOOST_AUTO_TEST_CASE(rewind_to_negative_ticks_files_and_expires_them_in_order)
 // (the ticks up to `to` are not skipped); during a pass, the pass is abandoned all the same,
 // the position stays where the pass began (horizon() falls back from the pass's target to the
 // tick before the pass) and the undecided entries are decided by the next advance().
-BOOST_AUTO_TEST_CASE(rewind_at_or_after_horizon_keeps_the_position_but_abandons_a_pass)
+BOOST_AUTO_TEST_CASE(
+    rewind_at_or_after_horizon_keeps_the_position_but_abandons_a_pass)
 {
   std::vector<test_entry> storm(5);
   test_entry a, b;
@@ -735,7 +783,8 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
       test_entry& e = es[rng() % es.size()];
       switch (rng() % 6)
       {
-      case 0: case 1:  // insert
+      case 0:
+      case 1:  // insert
         if (!e.in_wheel())
         {
           const tick_type due = now + 1 + run.ahead(span);
@@ -764,16 +813,20 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
         break;
       default:
       {
-        const tick_type to = now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
+        const tick_type to =
+            now + run.ahead(static_cast<tick_type>(slots * 2 + 2));
         const std::size_t budget = rng() % 2 ? 1 + rng() % 4 : ~std::size_t(0);
         bool rewound = false;
         do
         {
           for (test_entry* x : advance_some(w, to, budget))
           {
-            BOOST_TEST_REQUIRE(model.count(x) == 1u, "seed " << seed << ": expired an entry not in the wheel");
-            BOOST_TEST_REQUIRE(model[x] <= to, "seed " << seed << ": expired early");
-            BOOST_TEST_REQUIRE(x->expired == 1, "seed " << seed << ": expired twice");
+            BOOST_TEST_REQUIRE(model.count(x) == 1u,
+                "seed " << seed << ": expired an entry not in the wheel");
+            BOOST_TEST_REQUIRE(
+                model[x] <= to, "seed " << seed << ": expired early");
+            BOOST_TEST_REQUIRE(
+                x->expired == 1, "seed " << seed << ": expired twice");
             model.erase(x);
           }
           if (w.advancing() && rng() % 4 == 0)
@@ -786,12 +839,15 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
         if (!rewound)
         {
           for (auto& [p, due] : model)
-            BOOST_TEST_REQUIRE(due > to, "seed " << seed << ": entry due at " << due << " missed at " << to);
+            BOOST_TEST_REQUIRE(due > to,
+                "seed " << seed << ": entry due at " << due << " missed at "
+                        << to);
           now = to;
         }
         for (auto& [p, due] : model)
-          BOOST_TEST_REQUIRE(due > now, "seed " << seed << ": entry due at " << due
-              << " is at or before the wheel's position " << now);
+          BOOST_TEST_REQUIRE(due > now,
+              "seed " << seed << ": entry due at " << due
+                      << " is at or before the wheel's position " << now);
       }
       }
       BOOST_TEST_REQUIRE(w.size() == model.size(), "seed " << seed << ": size");
@@ -801,7 +857,8 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
     for (auto& [p, due] : model)
       last = (std::max)(last, due);
     for (test_entry* x : advance(w, last))
-      BOOST_TEST_REQUIRE(model.erase(x) == 1u, "seed " << seed << ": expired twice");
+      BOOST_TEST_REQUIRE(
+          model.erase(x) == 1u, "seed " << seed << ": expired twice");
     BOOST_TEST(model.empty());
     BOOST_TEST(w.empty());
   }
@@ -829,20 +886,25 @@ BOOST_AUTO_TEST_CASE(long_timeouts_are_touched_at_most_once_per_level)
   {
     // A few arrivals per step, their timeouts spread over 1 tick .. 1/4 of the reach.
     for (int k = 0; k < 3 && next < n; ++k, ++next)
-      insert(w, entries[next], now + 1 + static_cast<tick_type>(rng() % (reach / 4)));
-    const tick_type to = next < n ? now + 1 + static_cast<tick_type>(rng() % 64) : w.next_due();
+      insert(w, entries[next],
+          now + 1 + static_cast<tick_type>(rng() % (reach / 4)));
+    const tick_type to =
+        next < n ? now + 1 + static_cast<tick_type>(rng() % 64) : w.next_due();
     for (test_entry* e : advance(w, to))
     {
       BOOST_TEST_REQUIRE(e->due <= to, "expired early");
-      BOOST_TEST_REQUIRE(e->due > now, "expired late: due " << e->due << ", walked " << now << " to " << to);
+      BOOST_TEST_REQUIRE(e->due > now,
+          "expired late: due " << e->due << ", walked " << now << " to " << to);
       ++expired;
     }
     now = to;
   }
-  const std::uint64_t touches = w.cascades() + w.round_revisits() + w.lazy_refilings() + n;
+  const std::uint64_t touches =
+      w.cascades() + w.round_revisits() + w.lazy_refilings() + n;
   BOOST_TEST(touches <= n * (timing_wheel::upper_levels + 1),
       touches << " touches for " << n << " entries");
-  BOOST_TEST(w.round_revisits() == 0u, "no entry lies beyond the top level's reach");
+  BOOST_TEST(
+      w.round_revisits() == 0u, "no entry lies beyond the top level's reach");
   BOOST_TEST(w.cascades() > 0u);
 }
 
@@ -859,7 +921,8 @@ BOOST_AUTO_TEST_CASE(wait_beyond_the_top_level_is_not_visited_before_its_block)
   BOOST_TEST(w.next_due() == 9);
   advance(w, 9);
   BOOST_TEST(near.expired == 1);
-  BOOST_TEST(w.next_due() == far.due, "next_due is far's own tick, the slot minimum");
+  BOOST_TEST(
+      w.next_due() == far.due, "next_due is far's own tick, the slot minimum");
   advance(w, 5 * top_revolution + 2);
   BOOST_TEST(far.expired == 0);
   BOOST_TEST(w.round_revisits() == 0u);
@@ -877,7 +940,8 @@ BOOST_AUTO_TEST_CASE(a_cascade_is_processed_in_slices)
   test_entry added;
   timing_wheel w(8);
   for (std::size_t i = 0; i < n; ++i)
-    insert(w, entries[i], 16 + static_cast<tick_type>(i % 8));  // one level-1 slot: block 16-23
+    insert(w, entries[i],
+        16 + static_cast<tick_type>(i % 8));  // one level-1 slot: block 16-23
   std::size_t expired = 0;
   std::size_t steps = 0;
   for (; w.advancing() || w.horizon() < 24; ++steps)
@@ -885,12 +949,14 @@ BOOST_AUTO_TEST_CASE(a_cascade_is_processed_in_slices)
     expired += advance_some(w, 24, 10).size();
     if (steps == 5)
     {
-      w.erase(entries[n - 1]);  // still in the detached slot or already moved down
+      w.erase(
+          entries[n - 1]);  // still in the detached slot or already moved down
       insert(w, added, w.horizon() + 1);
     }
     BOOST_TEST_REQUIRE(steps < 1000u);
   }
-  BOOST_TEST(steps > 100u, "the cascade and the expiries were not sliced: " << steps << " steps");
+  BOOST_TEST(steps > 100u,
+      "the cascade and the expiries were not sliced: " << steps << " steps");
   expired += advance(w, added.due).size();
   BOOST_TEST(expired == n);  // n - 1 entries and `added`
   BOOST_TEST(added.expired == 1);
@@ -906,8 +972,8 @@ BOOST_AUTO_TEST_CASE(erase_from_an_upper_level_empties_its_slot)
 {
   test_entry a, b;
   timing_wheel w(8);
-  insert(w, a, 100);      // level 1 or 2
-  insert(w, b, 100000);   // further up
+  insert(w, a, 100);  // level 1 or 2
+  insert(w, b, 100000);  // further up
   BOOST_TEST(w.next_due() == 100);
   w.erase(a);
   BOOST_TEST(w.next_due() > 100);
@@ -917,4 +983,3 @@ BOOST_AUTO_TEST_CASE(erase_from_an_upper_level_empties_its_slot)
   BOOST_TEST(w.round_revisits() == 0u);
   BOOST_TEST(w.cascades() == 0u);
 }
-

@@ -14,6 +14,7 @@ int main()
   timer.async_wait([&](boost::system::error_code ec) { fired = !ec; });
   io.run();
   const bool second = second_translation_unit_waits();
-  std::cout << (fired && second ? "consumer: wheel_timer fired\n" : "consumer: FAILED\n");
+  std::cout << (fired && second ? "consumer: wheel_timer fired\n"
+                                : "consumer: FAILED\n");
   return fired && second ? 0 : 1;
 }

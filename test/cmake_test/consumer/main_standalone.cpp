@@ -11,9 +11,10 @@
 #include <system_error>
 
 #if !defined(ASIO_STANDALONE) || !defined(ASIO_WHEEL_STANDALONE)
-# error "the standalone flavour needs ASIO_STANDALONE, and asio-wheel must then define ASIO_WHEEL_STANDALONE"
+# error                                                                        \
+     "the standalone flavour needs ASIO_STANDALONE, and asio-wheel must then define ASIO_WHEEL_STANDALONE"
 #endif
-#if defined(BOOST_ASIO_DETAIL_CONFIG_HPP) || defined(BOOST_ASIO_VERSION) \
+#if defined(BOOST_ASIO_DETAIL_CONFIG_HPP) || defined(BOOST_ASIO_VERSION)       \
     || defined(BOOST_SYSTEM_DETAIL_CONFIG_HPP_INCLUDED)
 # error "a Boost.Asio or Boost.System header was included"
 #endif
@@ -28,7 +29,7 @@ int main()
   timer.async_wait([&](std::error_code ec) { fired = !ec; });
   io.run();
   const bool second = second_translation_unit_waits();
-  std::cout << "consumer (standalone Asio " << ASIO_VERSION << "): "
-            << (fired && second ? "wheel_timer fired\n" : "FAILED\n");
+  std::cout << "consumer (standalone Asio " << ASIO_VERSION
+            << "): " << (fired && second ? "wheel_timer fired\n" : "FAILED\n");
   return fired && second ? 0 : 1;
 }

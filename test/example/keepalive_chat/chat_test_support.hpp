@@ -33,9 +33,11 @@ inline constexpr milliseconds allowed_lateness = tick + milliseconds{100};
 const char* server_binary();
 bool server_is_windows_program();
 
-class child_process {
- public:
-  child_process(const std::string& path, const std::vector<std::string>& args, bool capture_stderr = false);
+class child_process
+{
+public:
+  child_process(const std::string& path, const std::vector<std::string>& args,
+      bool capture_stderr = false);
   ~child_process();  // SIGKILL and reap if still running
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
@@ -47,12 +49,13 @@ class child_process {
   // Everything left on stdout / stderr until the child closes it (bounded by timeout).
   std::string read_rest_of_stdout(milliseconds timeout);
   std::string read_rest_of_stderr(milliseconds timeout);
-  void send_signal(int signal);  // SIGTERM is sent as SIGINT to a Windows server
+  void send_signal(
+      int signal);  // SIGTERM is sent as SIGINT to a Windows server
   // The exit status if the child exited within timeout; nullopt if it is still
   // running; 128 + N if it was killed by signal N.
   std::optional<int> wait_for_exit(milliseconds timeout);
 
- private:
+private:
   pid_t pid_ = -1;
   int pidfd_ = -1;
   int stdout_fd_ = -1;
@@ -66,27 +69,30 @@ class child_process {
 // within 5 s) and the destructor SIGKILLs the server if the test did not stop it.
 // A Windows server (under Wine) that exits before that line is started once
 // more: see the constructor.
-class server_process {
- public:
+class server_process
+{
+public:
   explicit server_process(const std::vector<std::string>& flags);
   unsigned short port() const { return port_; }
   child_process& process() { return *process_; }
   std::uint64_t rss_bytes() const;  // VmRSS from /proc/PID/status
 
- private:
+private:
   std::optional<child_process> process_;
   unsigned short port_ = 0;
 };
 
-class line_client {
- public:
+class line_client
+{
+public:
   // Connects to 127.0.0.1:port. receive_buffer > 0 sets SO_RCVBUF before the
   // connect (a small one makes a client that never reads fill up quickly).
   // max_segment > 0 sets TCP_MAXSEG before the connect: with an Ethernet-sized
   // MSS (1460) the server's kernel gives the connection a send buffer of about
   // 96 KB, as over a real network, instead of the 4 MB that loopback's 64 KiB
   // MSS gets it.
-  explicit line_client(unsigned short port, int receive_buffer = 0, int max_segment = 0);
+  explicit line_client(
+      unsigned short port, int receive_buffer = 0, int max_segment = 0);
   ~line_client();
   line_client(const line_client&) = delete;
   line_client& operator=(const line_client&) = delete;
@@ -95,14 +101,23 @@ class line_client {
   clock_type::time_point connect_started() const { return connect_started_; }
   // Sends all of text; false if the connection failed or 5 s passed.
   bool send(std::string_view text);
-  bool send_line(std::string_view line) { return send(std::string(line) + "\n"); }
+  bool send_line(std::string_view line)
+  {
+    return send(std::string(line) + "\n");
+  }
   // The next line without '\n'; nullopt on timeout, EOF or reset.
   std::optional<std::string> read_line(milliseconds timeout);
   // Reads the welcome ("WELCOME NAME history=N" plus N lines); returns NAME.
   std::string read_welcome(milliseconds timeout = milliseconds(2000));
-  enum class close_kind { eof, reset, timeout };
+  enum class close_kind
+  {
+    eof,
+    reset,
+    timeout
+  };
   // Discards input until the server closes (at most max_bytes are read).
-  close_kind wait_for_close(milliseconds timeout, std::size_t max_bytes = std::size_t(64) << 20);
+  close_kind wait_for_close(
+      milliseconds timeout, std::size_t max_bytes = std::size_t(64) << 20);
   // True if no byte and no close arrive within d.
   bool stays_quiet_for(milliseconds d);
   // Half-close: sends FIN, keeps reading what the server still sends.
@@ -112,7 +127,7 @@ class line_client {
   void reset();
   int fd() const { return fd_; }
 
- private:
+private:
   int fd_ = -1;
   bool closed_by_peer_ = false;
   std::string buffer_;
@@ -121,7 +136,8 @@ class line_client {
 
 // Reads the next line of client (failing the test if none comes within
 // timeout) and checks that it is `expected`.
-void expect_line(line_client& client, const std::string& expected, milliseconds timeout = milliseconds(2000));
+void expect_line(line_client& client, const std::string& expected,
+    milliseconds timeout = milliseconds(2000));
 // The server answers PONG in order, so a PONG proves that everything sent
 // before the PING has been handled and nothing else was queued for us.
 void expect_nothing_but_pong(line_client& client);
@@ -130,7 +146,10 @@ void expect_nothing_but_pong(line_client& client);
 std::map<std::string, std::uint64_t> query_stats(unsigned short port);
 
 std::string close_kind_name(line_client::close_kind kind);
-inline std::ostream& operator<<(std::ostream& out, line_client::close_kind kind) { return out << close_kind_name(kind); }
+inline std::ostream& operator<<(std::ostream& out, line_client::close_kind kind)
+{
+  return out << close_kind_name(kind);
+}
 double ms_since(clock_type::time_point start, clock_type::time_point end);
 
 }  // namespace chat_test

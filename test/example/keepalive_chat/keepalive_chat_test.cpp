@@ -25,16 +25,19 @@ using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(protocol)
 
-BOOST_AUTO_TEST_CASE(first_line_is_listening_and_welcome_names_the_guest) {
+BOOST_AUTO_TEST_CASE(first_line_is_listening_and_welcome_names_the_guest)
+{
   server_process server({});
   line_client client(server.port());
   const auto line = client.read_line(2000ms);
   BOOST_TEST_REQUIRE(line.has_value());
   BOOST_TEST(line->rfind("WELCOME guest", 0) == 0, "welcome line: " << *line);
-  BOOST_TEST(line->find(" history=0") != std::string::npos, "welcome line: " << *line);
+  BOOST_TEST(
+      line->find(" history=0") != std::string::npos, "welcome line: " << *line);
 }
 
-BOOST_AUTO_TEST_CASE(empty_line_and_ping_are_answered_pong) {
+BOOST_AUTO_TEST_CASE(empty_line_and_ping_are_answered_pong)
+{
   server_process server({});
   line_client client(server.port());
   client.read_welcome();
@@ -42,11 +45,13 @@ BOOST_AUTO_TEST_CASE(empty_line_and_ping_are_answered_pong) {
   expect_line(client, "PONG");
   BOOST_REQUIRE(client.send("PING\r\n"));  // CRLF is accepted too
   expect_line(client, "PONG");
-  BOOST_REQUIRE(client.send("PONG\n"));  // an answer to the server's PING gets no reply
+  BOOST_REQUIRE(
+      client.send("PONG\n"));  // an answer to the server's PING gets no reply
   expect_nothing_but_pong(client);
 }
 
-BOOST_AUTO_TEST_CASE(broadcast_reaches_every_other_member_but_not_the_sender) {
+BOOST_AUTO_TEST_CASE(broadcast_reaches_every_other_member_but_not_the_sender)
+{
   server_process server({});
   line_client alice(server.port()), bob(server.port()), carol(server.port());
   alice.read_welcome();
@@ -62,7 +67,8 @@ BOOST_AUTO_TEST_CASE(broadcast_reaches_every_other_member_but_not_the_sender) {
   expect_line(alice, std::string("guest") + "2: héllo ünïcode ✓");
 }
 
-BOOST_AUTO_TEST_CASE(nick_renames_and_refuses_taken_or_invalid_names) {
+BOOST_AUTO_TEST_CASE(nick_renames_and_refuses_taken_or_invalid_names)
+{
   server_process server({});
   line_client alice(server.port()), bob(server.port());
   alice.read_welcome();
@@ -85,7 +91,8 @@ BOOST_AUTO_TEST_CASE(nick_renames_and_refuses_taken_or_invalid_names) {
   expect_line(alice, "bob: hi");
 }
 
-BOOST_AUTO_TEST_CASE(who_lists_every_member_sorted) {
+BOOST_AUTO_TEST_CASE(who_lists_every_member_sorted)
+{
   server_process server({});
   line_client alice(server.port()), bob(server.port());
   alice.read_welcome();
@@ -98,42 +105,53 @@ BOOST_AUTO_TEST_CASE(who_lists_every_member_sorted) {
   expect_line(bob, "WHO count=2 amy zed");
 }
 
-BOOST_AUTO_TEST_CASE(stats_reports_connections_and_wheel_stats) {
-  server_process server({"--idle-timeout", "30s", "--tick", "10ms", "--max-connections", "77"});
+BOOST_AUTO_TEST_CASE(stats_reports_connections_and_wheel_stats)
+{
+  server_process server(
+      {"--idle-timeout", "30s", "--tick", "10ms", "--max-connections", "77"});
   line_client alice(server.port());
   alice.read_welcome();
   const auto stats = query_stats(server.port());  // a second connection
-  for (const char* key : {"connections", "max_connections", "accepted", "idle_timeout_ms", "tick_us", "slots",
-                          "tolerance_ppm", "timers_in_wheel", "pending_waits", "queued_completions", "drive_wakeups",
-                          "wakeups_saved", "empty_wakeups",
-                          "waits_expired", "waits_cancelled", "lazy_refilings", "round_revisits", "cascades", "max_lateness_us",
-                          "kicked_idle", "kicked_write_timeout", "kicked_queue_full", "kicked_line_too_long",
-                          "idle_close_late_p50_ms", "idle_close_late_p99_ms", "idle_close_late_max_us"})
+  for (const char* key :
+      {"connections", "max_connections", "accepted", "idle_timeout_ms",
+          "tick_us", "slots", "tolerance_ppm", "timers_in_wheel",
+          "pending_waits", "queued_completions", "drive_wakeups",
+          "wakeups_saved", "empty_wakeups", "waits_expired", "waits_cancelled",
+          "lazy_refilings", "round_revisits", "cascades", "max_lateness_us",
+          "kicked_idle", "kicked_write_timeout", "kicked_queue_full",
+          "kicked_line_too_long", "idle_close_late_p50_ms",
+          "idle_close_late_p99_ms", "idle_close_late_max_us"})
     BOOST_TEST(stats.count(key) == 1, "/stats lacks " << key);
   BOOST_TEST(stats.at("connections") == 2u);
   BOOST_TEST(stats.at("max_connections") == 77u);
   BOOST_TEST(stats.at("idle_timeout_ms") == 30000u);
   BOOST_TEST(stats.at("tick_us") == 10000u);
-  BOOST_TEST(stats.at("tolerance_ppm") == 0u);  // precise unless --idle-tolerance says otherwise
+  BOOST_TEST(stats.at("tolerance_ppm")
+      == 0u);  // precise unless --idle-tolerance says otherwise
   // Each session keeps two waits pending: the read-idle one and the parked write deadline.
   BOOST_TEST(stats.at("pending_waits") == 4u);
 }
 
-BOOST_AUTO_TEST_CASE(newcomer_gets_the_last_100_messages_in_order) {
+BOOST_AUTO_TEST_CASE(newcomer_gets_the_last_100_messages_in_order)
+{
   server_process server({});
   line_client alice(server.port());
   alice.read_welcome();
   BOOST_REQUIRE(alice.send_line("/nick alice"));
   expect_line(alice, "OK nick alice");
-  for (int i = 0; i < 105; ++i) BOOST_REQUIRE(alice.send_line("message " + std::to_string(i)));
+  for (int i = 0; i < 105; ++i)
+    BOOST_REQUIRE(alice.send_line("message " + std::to_string(i)));
   expect_nothing_but_pong(alice);  // all 105 handled
   line_client bob(server.port());
   expect_line(bob, "WELCOME guest2 history=100");
-  for (int i = 5; i < 105; ++i) expect_line(bob, "alice: message " + std::to_string(i));
+  for (int i = 5; i < 105; ++i)
+    expect_line(bob, "alice: message " + std::to_string(i));
   expect_nothing_but_pong(bob);
 }
 
-BOOST_AUTO_TEST_CASE(invalid_utf8_and_unknown_commands_get_an_error_and_are_not_broadcast) {
+BOOST_AUTO_TEST_CASE(
+    invalid_utf8_and_unknown_commands_get_an_error_and_are_not_broadcast)
+{
   server_process server({});
   line_client alice(server.port()), bob(server.port());
   alice.read_welcome();
@@ -145,7 +163,8 @@ BOOST_AUTO_TEST_CASE(invalid_utf8_and_unknown_commands_get_an_error_and_are_not_
   expect_nothing_but_pong(bob);  // neither line reached bob
 }
 
-BOOST_AUTO_TEST_CASE(quit_says_bye_and_closes_cleanly) {
+BOOST_AUTO_TEST_CASE(quit_says_bye_and_closes_cleanly)
+{
   server_process server({});
   line_client client(server.port());
   client.read_welcome();
@@ -155,12 +174,15 @@ BOOST_AUTO_TEST_CASE(quit_says_bye_and_closes_cleanly) {
   BOOST_TEST(close_kind_name(end) == "EOF");
 }
 
-BOOST_AUTO_TEST_CASE(overlong_line_gets_an_error_line_and_a_clean_close) {
+BOOST_AUTO_TEST_CASE(overlong_line_gets_an_error_line_and_a_clean_close)
+{
   server_process server({"--max-line", "64"});
   line_client fits(server.port());
   fits.read_welcome();
-  BOOST_REQUIRE(fits.send_line(std::string(64, 'a')));  // exactly the limit: fine
-  BOOST_REQUIRE(fits.send_line(std::string(63, 'b') + "\r"));  // the '\r' of CRLF does not count
+  BOOST_REQUIRE(
+      fits.send_line(std::string(64, 'a')));  // exactly the limit: fine
+  BOOST_REQUIRE(fits.send_line(
+      std::string(63, 'b') + "\r"));  // the '\r' of CRLF does not count
   expect_nothing_but_pong(fits);
 
   line_client too_long(server.port());
@@ -177,10 +199,12 @@ BOOST_AUTO_TEST_CASE(overlong_line_gets_an_error_line_and_a_clean_close) {
   BOOST_REQUIRE(endless.send(std::string(4096, 'd')));
   expect_line(endless, "ERR line-too-long limit=64");
   expect_line(endless, "BYE line-too-long");
-  endless.send(std::string(4096, 'e'));  // may fail once the server has closed; either is fine
+  endless.send(std::string(
+      4096, 'e'));  // may fail once the server has closed; either is fine
   const auto end = endless.wait_for_close(3000ms);
-  BOOST_TEST((end == line_client::close_kind::eof || end == line_client::close_kind::reset),
-             "after BYE the connection must end, got " << close_kind_name(end));
+  BOOST_TEST((end == line_client::close_kind::eof
+                 || end == line_client::close_kind::reset),
+      "after BYE the connection must end, got " << close_kind_name(end));
   BOOST_TEST(query_stats(server.port()).at("kicked_line_too_long") == 2u);
 }
 
@@ -190,16 +214,19 @@ BOOST_AUTO_TEST_SUITE(idle_policy)
 
 // A client that says nothing from `since` on gets a PING at idle / 2 and a BYE at idle, neither
 // early nor later than `allowed` ms, and is then closed with a FIN.
-void expect_ping_then_bye_from(line_client& client, clock_type::time_point since, double idle, double allowed,
-                               const std::string& who) {
+void expect_ping_then_bye_from(line_client& client,
+    clock_type::time_point since, double idle, double allowed,
+    const std::string& who)
+{
   expect_line(client, "PING", 1500ms);
   const double ping_ms = ms_since(since, clock_type::now());
   expect_line(client, "BYE idle-timeout", 1500ms);
   const double bye_ms = ms_since(since, clock_type::now());
   const auto end = client.wait_for_close(1000ms);
   const double closed_ms = ms_since(since, clock_type::now());
-  BOOST_TEST_MESSAGE(who << ": PING after " << ping_ms << " ms, BYE after " << bye_ms << " ms, closed after "
-                         << closed_ms << " ms");
+  BOOST_TEST_MESSAGE(who << ": PING after " << ping_ms << " ms, BYE after "
+                         << bye_ms << " ms, closed after " << closed_ms
+                         << " ms");
   BOOST_TEST(ping_ms >= idle / 2, who << ": PING came early");
   BOOST_TEST(ping_ms <= idle / 2 + allowed, who << ": PING came late");
   BOOST_TEST(bye_ms >= idle, who << ": BYE came early");
@@ -207,31 +234,42 @@ void expect_ping_then_bye_from(line_client& client, clock_type::time_point since
   BOOST_TEST(close_kind_name(end) == "EOF");
 }
 
-BOOST_AUTO_TEST_CASE(silent_client_gets_ping_at_half_idle_and_bye_at_idle) {
+BOOST_AUTO_TEST_CASE(silent_client_gets_ping_at_half_idle_and_bye_at_idle)
+{
   server_process server({"--idle-timeout", "1s", "--tick", "10ms"});
   line_client client(server.port());
   client.read_welcome();
-  const double allowed = std::chrono::duration<double, std::milli>(allowed_lateness).count();
-  expect_ping_then_bye_from(client, client.connect_started(), 1000.0, allowed, "silent");
+  const double allowed =
+      std::chrono::duration<double, std::milli>(allowed_lateness).count();
+  expect_ping_then_bye_from(
+      client, client.connect_started(), 1000.0, allowed, "silent");
   // The server's own record of that close agrees.
   const auto stats = query_stats(server.port());
   BOOST_TEST(stats.at("kicked_idle") == 1u);
-  BOOST_TEST(stats.at("idle_close_late_max_us") <= static_cast<std::uint64_t>(allowed * 1000.0));
+  BOOST_TEST(stats.at("idle_close_late_max_us")
+      <= static_cast<std::uint64_t>(allowed * 1000.0));
 }
 
-BOOST_AUTO_TEST_CASE(idle_tolerance_makes_closes_late_by_at_most_its_fraction_never_early) {
+BOOST_AUTO_TEST_CASE(
+    idle_tolerance_makes_closes_late_by_at_most_its_fraction_never_early)
+{
   // --idle-tolerance 1/4 of a 400 ms idle timeout: the PING and the close may each come up to
   // 100 ms late (the server's waits are shorter than the timeout, so less in fact), never early.
   // First a client silent from the start, then one whose line moved its idle clock later
   // (reschedule_after, the other way the server arms the idle wait).
   constexpr double idle = 400.0, tolerance = 0.25;
-  server_process server({"--idle-timeout", "400ms", "--tick", "10ms", "--idle-tolerance", "1/4"});
-  BOOST_TEST_REQUIRE(query_stats(server.port()).at("tolerance_ppm") == 250000u, "the flag did not reach the wheel");
-  const double allowed = std::chrono::duration<double, std::milli>(allowed_lateness).count() + tolerance * idle;
+  server_process server(
+      {"--idle-timeout", "400ms", "--tick", "10ms", "--idle-tolerance", "1/4"});
+  BOOST_TEST_REQUIRE(query_stats(server.port()).at("tolerance_ppm") == 250000u,
+      "the flag did not reach the wheel");
+  const double allowed =
+      std::chrono::duration<double, std::milli>(allowed_lateness).count()
+      + tolerance * idle;
   {
     line_client client(server.port());
     client.read_welcome();
-    expect_ping_then_bye_from(client, client.connect_started(), idle, allowed, "silent");
+    expect_ping_then_bye_from(
+        client, client.connect_started(), idle, allowed, "silent");
   }
   {
     line_client client(server.port());
@@ -245,55 +283,70 @@ BOOST_AUTO_TEST_CASE(idle_tolerance_makes_closes_late_by_at_most_its_fraction_ne
   // The server's own record of the two closes agrees.
   const auto stats = query_stats(server.port());
   BOOST_TEST(stats.at("kicked_idle") == 2u);
-  BOOST_TEST(stats.at("idle_close_late_max_us") <= static_cast<std::uint64_t>(allowed * 1000.0));
-  BOOST_TEST_MESSAGE("drive_wakeups " << stats.at("drive_wakeups") << ", wakeups_saved " << stats.at("wakeups_saved"));
+  BOOST_TEST(stats.at("idle_close_late_max_us")
+      <= static_cast<std::uint64_t>(allowed * 1000.0));
+  BOOST_TEST_MESSAGE("drive_wakeups " << stats.at("drive_wakeups")
+                                      << ", wakeups_saved "
+                                      << stats.at("wakeups_saved"));
 }
 
-BOOST_AUTO_TEST_CASE(chatting_client_survives_several_idle_periods) {
+BOOST_AUTO_TEST_CASE(chatting_client_survives_several_idle_periods)
+{
   // 20 lines 200 ms apart: 4 s, four 1 s idle periods. Every line refreshes
   // the idle timer (reschedule_after), so not even a PING (due 500 ms after
   // the last line) may come.
   server_process server({"--idle-timeout", "1s", "--tick", "10ms"});
   line_client alice(server.port());
   alice.read_welcome();
-  for (int i = 0; i < 20; ++i) {
+  for (int i = 0; i < 20; ++i)
+  {
     BOOST_REQUIRE(alice.send_line("still here " + std::to_string(i)));
-    BOOST_TEST_REQUIRE(alice.stays_quiet_for(200ms), "the server sent something after line " << i
-                                                         << ": \"" << alice.read_line(10ms).value_or("EOF") << "\"");
+    BOOST_TEST_REQUIRE(alice.stays_quiet_for(200ms),
+        "the server sent something after line "
+            << i << ": \"" << alice.read_line(10ms).value_or("EOF") << "\"");
   }
   expect_nothing_but_pong(alice);
   BOOST_TEST(query_stats(server.port()).at("kicked_idle") == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(client_answering_every_ping_survives) {
+BOOST_AUTO_TEST_CASE(client_answering_every_ping_survives)
+{
   // A client that only answers the server's PING (at idle/2) is never idle for a full period.
   server_process server({"--idle-timeout", "600ms", "--tick", "10ms"});
   line_client client(server.port());
   client.read_welcome();
-  for (int i = 0; i < 5; ++i) {  // 5 x 300 ms: 2.5 idle periods
+  for (int i = 0; i < 5; ++i)
+  {  // 5 x 300 ms: 2.5 idle periods
     expect_line(client, "PING", 1000ms);
     BOOST_REQUIRE(client.send_line("PONG"));
   }
   expect_nothing_but_pong(client);
 }
 
-BOOST_AUTO_TEST_CASE(incoming_broadcasts_do_not_keep_a_silent_client_alive) {
+BOOST_AUTO_TEST_CASE(incoming_broadcasts_do_not_keep_a_silent_client_alive)
+{
   // Idle means no input from the client; lines the server sends it do not count.
   server_process server({"--idle-timeout", "800ms", "--tick", "10ms"});
   line_client listener(server.port()), talker(server.port());
   listener.read_welcome();
   talker.read_welcome();
   bool saw_bye = false;
-  for (int i = 0; i < 20 && !saw_bye; ++i) {  // 20 x 100 ms: past the 800 ms idle timeout
+  for (int i = 0; i < 20 && !saw_bye; ++i)
+  {  // 20 x 100 ms: past the 800 ms idle timeout
     BOOST_REQUIRE(talker.send_line("tick " + std::to_string(i)));
-    for (int lines = 0; lines < 3; ++lines) {
+    for (int lines = 0; lines < 3; ++lines)
+    {
       const auto line = listener.read_line(100ms);
-      if (!line) break;
-      if (*line == "BYE idle-timeout") saw_bye = true;
+      if (!line)
+        break;
+      if (*line == "BYE idle-timeout")
+        saw_bye = true;
     }
   }
-  const double elapsed = ms_since(listener.connect_started(), clock_type::now());
-  BOOST_TEST(saw_bye, "the silent listener was not closed for idleness within 2 s");
+  const double elapsed =
+      ms_since(listener.connect_started(), clock_type::now());
+  BOOST_TEST(
+      saw_bye, "the silent listener was not closed for idleness within 2 s");
   BOOST_TEST(elapsed >= 800.0);
   expect_nothing_but_pong(talker);
 }
@@ -302,7 +355,9 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(limits)
 
-BOOST_AUTO_TEST_CASE(client_that_never_reads_is_cut_off_and_server_memory_stays_bounded) {
+BOOST_AUTO_TEST_CASE(
+    client_that_never_reads_is_cut_off_and_server_memory_stays_bounded)
+{
   // 20 MB of broadcasts towards a client that never reads: the server must
   // cut it off (its queue is bounded by --max-queue) instead of buffering.
   server_process server({"--max-queue", "65536", "--write-timeout", "2s"});
@@ -312,52 +367,69 @@ BOOST_AUTO_TEST_CASE(client_that_never_reads_is_cut_off_and_server_memory_stays_
   const std::uint64_t rss_before = server.rss_bytes();
   std::uint64_t rss_peak = rss_before;
   const std::string line(999, 'x');
-  for (int i = 0; i < 20000; ++i) {
-    BOOST_REQUIRE_MESSAGE(talker.send_line(line), "the server stopped reading the talker at line " << i);
-    if (i % 500 == 0) rss_peak = std::max(rss_peak, server.rss_bytes());
+  for (int i = 0; i < 20000; ++i)
+  {
+    BOOST_REQUIRE_MESSAGE(talker.send_line(line),
+        "the server stopped reading the talker at line " << i);
+    if (i % 500 == 0)
+      rss_peak = std::max(rss_peak, server.rss_bytes());
   }
   expect_nothing_but_pong(talker);
   rss_peak = std::max(rss_peak, server.rss_bytes());
-  BOOST_TEST_MESSAGE("server RSS " << rss_before / 1024 << " KiB before, peak " << rss_peak / 1024
-                                   << " KiB while 20 MB were broadcast to a client that never reads");
+  BOOST_TEST_MESSAGE("server RSS "
+      << rss_before / 1024 << " KiB before, peak " << rss_peak / 1024
+      << " KiB while 20 MB were broadcast to a client that never reads");
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer keeps freed memory in quarantine (256 MB by default), so
   // RSS says nothing about the server's own bound here; the checks below still hold.
   BOOST_TEST_MESSAGE("AddressSanitizer build: RSS bound not checked");
 #else
-  BOOST_TEST(rss_peak - rss_before < (std::uint64_t(8) << 20), "server memory grew by " << (rss_peak - rss_before) / 1024 << " KiB");
+  BOOST_TEST(rss_peak - rss_before < (std::uint64_t(8) << 20),
+      "server memory grew by " << (rss_peak - rss_before) / 1024 << " KiB");
 #endif
   const auto stats = query_stats(server.port());
-  BOOST_TEST_MESSAGE("kicked_queue_full " << stats.at("kicked_queue_full") << ", kicked_write_timeout "
+  BOOST_TEST_MESSAGE("kicked_queue_full " << stats.at("kicked_queue_full")
+                                          << ", kicked_write_timeout "
                                           << stats.at("kicked_write_timeout"));
-  BOOST_TEST(stats.at("kicked_queue_full") + stats.at("kicked_write_timeout") == 1u);
-  BOOST_TEST(stats.at("connections") == 2u);  // the talker and the /stats connection
+  BOOST_TEST(
+      stats.at("kicked_queue_full") + stats.at("kicked_write_timeout") == 1u);
+  BOOST_TEST(
+      stats.at("connections") == 2u);  // the talker and the /stats connection
   const auto end = sleeper.wait_for_close(5000ms);
-  BOOST_TEST(end != line_client::close_kind::timeout, "the non-reading client was not disconnected");
+  BOOST_TEST(end != line_client::close_kind::timeout,
+      "the non-reading client was not disconnected");
 }
 
-BOOST_AUTO_TEST_CASE(write_deadline_cuts_off_a_stalled_reader) {
+BOOST_AUTO_TEST_CASE(write_deadline_cuts_off_a_stalled_reader)
+{
   // A huge --max-queue: only the write deadline (a second wheel timer) can act.
-  server_process server({"--max-queue", "1073741824", "--write-timeout", "500ms"});
+  server_process server(
+      {"--max-queue", "1073741824", "--write-timeout", "500ms"});
   line_client sleeper(server.port(), 4096);
   line_client talker(server.port());
   talker.read_welcome();
   const std::string line(999, 'y');
   // 6 MB: more than the kernel buffers between server and client can take
   // (the server's send buffer grows to tcp_wmem's maximum, 4 MiB by default).
-  for (int i = 0; i < 6000; ++i) BOOST_REQUIRE(talker.send_line(line));
+  for (int i = 0; i < 6000; ++i)
+    BOOST_REQUIRE(talker.send_line(line));
   expect_nothing_but_pong(talker);
   // Cut off 500 ms after its write stalled (plus a tick); look for up to 3 s.
   std::uint64_t kicked = 0;
-  for (int i = 0; i < 30 && kicked == 0; ++i) {
+  for (int i = 0; i < 30 && kicked == 0; ++i)
+  {
     kicked = query_stats(server.port()).at("kicked_write_timeout");
-    if (kicked == 0) BOOST_REQUIRE(talker.stays_quiet_for(100ms));
+    if (kicked == 0)
+      BOOST_REQUIRE(talker.stays_quiet_for(100ms));
   }
-  BOOST_TEST(kicked == 1u, "the stalled reader was not cut off by the write deadline within 3 s");
-  BOOST_TEST(sleeper.wait_for_close(5000ms) != line_client::close_kind::timeout);
+  BOOST_TEST(kicked == 1u,
+      "the stalled reader was not cut off by the write deadline within 3 s");
+  BOOST_TEST(
+      sleeper.wait_for_close(5000ms) != line_client::close_kind::timeout);
 }
 
-BOOST_AUTO_TEST_CASE(max_connections_is_enforced_with_a_refusal_line) {
+BOOST_AUTO_TEST_CASE(max_connections_is_enforced_with_a_refusal_line)
+{
   server_process server({"--max-connections", "2"});
   line_client first(server.port()), second(server.port());
   first.read_welcome();
@@ -378,10 +450,12 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(process)
 
-BOOST_AUTO_TEST_CASE(sigterm_tells_every_client_and_exits_zero) {
+BOOST_AUTO_TEST_CASE(sigterm_tells_every_client_and_exits_zero)
+{
   server_process server({});
   line_client alice(server.port()), bob(server.port());
-  line_client sleeper(server.port(), 4096);  // never reads: must not keep the server alive
+  line_client sleeper(
+      server.port(), 4096);  // never reads: must not keep the server alive
   alice.read_welcome();
   bob.read_welcome();
   expect_nothing_but_pong(alice);
@@ -391,79 +465,112 @@ BOOST_AUTO_TEST_CASE(sigterm_tells_every_client_and_exits_zero) {
   BOOST_TEST(close_kind_name(alice.wait_for_close(3000ms)) == "EOF");
   BOOST_TEST(close_kind_name(bob.wait_for_close(3000ms)) == "EOF");
   const auto status = server.process().wait_for_exit(5000ms);
-  BOOST_TEST_REQUIRE(status.has_value(), "the server did not exit within 5 s of SIGTERM");
+  BOOST_TEST_REQUIRE(
+      status.has_value(), "the server did not exit within 5 s of SIGTERM");
   BOOST_TEST(*status == 0);
 }
 
-BOOST_AUTO_TEST_CASE(sigint_with_four_threads_exits_zero) {
+BOOST_AUTO_TEST_CASE(sigint_with_four_threads_exits_zero)
+{
   server_process server({"--threads", "4"});
   line_client alice(server.port());
   alice.read_welcome();
   server.process().send_signal(SIGINT);
   expect_line(alice, "BYE server-shutdown");
   const auto status = server.process().wait_for_exit(5000ms);
-  BOOST_TEST_REQUIRE(status.has_value(), "the server did not exit within 5 s of SIGINT");
+  BOOST_TEST_REQUIRE(
+      status.has_value(), "the server did not exit within 5 s of SIGINT");
   BOOST_TEST(*status == 0);
 }
 
-BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag) {
+BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag)
+{
   const std::vector<std::vector<std::string>> cases = {
-      {"--idle-timeout", "30"},    {"--idle-timeout", "soon"}, {"--tick", "0ms"},
-      {"--tick", "5parsecs"},      {"--port", "70000"},        {"--threads", "0"},
-      {"--bind", "nowhere"},       {"--max-connections", "-1"}, {"--max-line", "12x"},
-      {"--write-timeout", "1h"},   {"--frobnicate", "1"},      {"--port"},
-      {"--idle-tolerance", "-0.1"}, {"--idle-tolerance", "1.5"}, {"--idle-tolerance", "a lot"},
-      {"--idle-tolerance", "1/0"}, {"--idle-tolerance", "nan"},  {"--idle-tolerance", "1/64s"},
+      {"--idle-timeout", "30"},
+      {"--idle-timeout", "soon"},
+      {"--tick", "0ms"},
+      {"--tick", "5parsecs"},
+      {"--port", "70000"},
+      {"--threads", "0"},
+      {"--bind", "nowhere"},
+      {"--max-connections", "-1"},
+      {"--max-line", "12x"},
+      {"--write-timeout", "1h"},
+      {"--frobnicate", "1"},
+      {"--port"},
+      {"--idle-tolerance", "-0.1"},
+      {"--idle-tolerance", "1.5"},
+      {"--idle-tolerance", "a lot"},
+      {"--idle-tolerance", "1/0"},
+      {"--idle-tolerance", "nan"},
+      {"--idle-tolerance", "1/64s"},
       {"--idle-tolerance"},
   };
-  for (const auto& args : cases) {
+  for (const auto& args : cases)
+  {
     child_process server(server_binary(), args, /*capture_stderr=*/true);
     const std::string out = server.read_rest_of_stdout(5000ms);
     const std::string err = server.read_rest_of_stderr(5000ms);
     const auto status = server.wait_for_exit(5000ms);
-    BOOST_TEST_CONTEXT("flags: " << args[0] << (args.size() > 1 ? " " + args[1] : "")) {
+    BOOST_TEST_CONTEXT("flags: " << args[0]
+                                 << (args.size() > 1 ? " " + args[1] : ""))
+    {
       BOOST_TEST_REQUIRE(status.has_value());
       BOOST_TEST(*status == 2);
       BOOST_TEST(out.empty(), "stdout: " << out);
-      BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1, "stderr: " << err);
-      BOOST_TEST(err.find(args[0]) != std::string::npos, "stderr does not name the flag: " << err);
+      BOOST_TEST(
+          std::count(err.begin(), err.end(), '\n') == 1, "stderr: " << err);
+      BOOST_TEST(err.find(args[0]) != std::string::npos,
+          "stderr does not name the flag: " << err);
     }
   }
 }
 
-BOOST_AUTO_TEST_CASE(help_lists_every_flag_and_exits_zero) {
+BOOST_AUTO_TEST_CASE(help_lists_every_flag_and_exits_zero)
+{
   child_process server(server_binary(), {"--help"});
   const std::string out = server.read_rest_of_stdout(5000ms);
   const auto status = server.wait_for_exit(5000ms);
   BOOST_TEST_REQUIRE(status.has_value());
   BOOST_TEST(*status == 0);
-  for (const char* flag : {"--bind", "--port", "--idle-timeout", "--tick", "--idle-tolerance", "--write-timeout",
-                           "--max-connections", "--threads", "--max-line", "--max-queue", "--help"})
-    BOOST_TEST(out.find(flag) != std::string::npos, "--help does not mention " << flag);
+  for (const char* flag : {"--bind", "--port", "--idle-timeout", "--tick",
+           "--idle-tolerance", "--write-timeout", "--max-connections",
+           "--threads", "--max-line", "--max-queue", "--help"})
+    BOOST_TEST(out.find(flag) != std::string::npos,
+        "--help does not mention " << flag);
 }
 
-BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol) {
+BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol)
+{
   // Sessions on strands over four threads: every member sees every other
   // member's messages, each sender's in order, and idle kicks still work.
-  server_process server({"--threads", "4", "--idle-timeout", "1s", "--tick", "10ms"});
+  server_process server(
+      {"--threads", "4", "--idle-timeout", "1s", "--tick", "10ms"});
   constexpr int members = 6, messages_each = 20;
   std::vector<std::unique_ptr<line_client>> clients;
-  for (int i = 0; i < members; ++i) {
+  for (int i = 0; i < members; ++i)
+  {
     clients.push_back(std::make_unique<line_client>(server.port()));
     clients.back()->read_welcome();
     BOOST_REQUIRE(clients.back()->send_line("/nick m" + std::to_string(i)));
     expect_line(*clients.back(), "OK nick m" + std::to_string(i));
   }
   for (int k = 0; k < messages_each; ++k)
-    for (int i = 0; i < members; ++i) BOOST_REQUIRE(clients[i]->send_line("n" + std::to_string(k)));
-  for (int i = 0; i < members; ++i) {
+    for (int i = 0; i < members; ++i)
+      BOOST_REQUIRE(clients[i]->send_line("n" + std::to_string(k)));
+  for (int i = 0; i < members; ++i)
+  {
     std::vector<int> next(members, 0);
-    for (int n = 0; n < (members - 1) * messages_each; ++n) {
+    for (int n = 0; n < (members - 1) * messages_each; ++n)
+    {
       const auto line = clients[i]->read_line(3000ms);
-      BOOST_TEST_REQUIRE(line.has_value(), "member " << i << " got only " << n << " broadcasts");
+      BOOST_TEST_REQUIRE(line.has_value(),
+          "member " << i << " got only " << n << " broadcasts");
       const int sender = std::stoi(line->substr(1, line->find(':') - 1));
       BOOST_TEST_REQUIRE(sender != i, "a member received its own message");
-      BOOST_TEST(*line == "m" + std::to_string(sender) + ": n" + std::to_string(next[sender]));
+      BOOST_TEST(*line
+          == "m" + std::to_string(sender) + ": n"
+              + std::to_string(next[sender]));
       ++next[sender];
     }
   }
@@ -474,14 +581,17 @@ BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol) {
   BOOST_TEST(ms_since(silent.connect_started(), clock_type::now()) >= 1000.0);
 }
 
-BOOST_AUTO_TEST_CASE(load_client_passes_against_the_server) {
+BOOST_AUTO_TEST_CASE(load_client_passes_against_the_server)
+{
   server_process server({"--idle-timeout", "1s", "--tick", "10ms"});
-  child_process load(KEEPALIVE_CHAT_LOAD, {"--port", std::to_string(server.port()), "--connections", "300",
-                                           "--active", "30", "--messages", "3", "--periods", "2"});
+  child_process load(KEEPALIVE_CHAT_LOAD,
+      {"--port", std::to_string(server.port()), "--connections", "300",
+          "--active", "30", "--messages", "3", "--periods", "2"});
   const auto status = load.wait_for_exit(60000ms);
   const std::string summary = load.read_rest_of_stdout(1000ms);
   BOOST_TEST_MESSAGE(summary);
-  BOOST_TEST_REQUIRE(status.has_value(), "the load client did not finish within 60 s");
+  BOOST_TEST_REQUIRE(
+      status.has_value(), "the load client did not finish within 60 s");
   BOOST_TEST(*status == 0, "load client summary:\n" << summary);
   BOOST_TEST(summary.find("kicked: 270 of 270 silent") != std::string::npos);
   BOOST_TEST(summary.find("survived: 30 of 30 active") != std::string::npos);
@@ -490,42 +600,56 @@ BOOST_AUTO_TEST_CASE(load_client_passes_against_the_server) {
 
 // A deliberately wrong server for the load client: it claims a 1 s idle
 // timeout in /stats but closes every connection after 500 ms (PING at 250 ms).
-class early_closing_server {
- public:
-  early_closing_server() : acceptor_(io_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
+class early_closing_server
+{
+public:
+  early_closing_server()
+    : acceptor_(io_, {boost::asio::ip::make_address("127.0.0.1"), 0})
+  {
     accept();
     thread_ = std::thread([this] { io_.run_for(std::chrono::seconds(60)); });
   }
-  ~early_closing_server() {
+  ~early_closing_server()
+  {
     io_.stop();
     thread_.join();
   }
   unsigned short port() const { return acceptor_.local_endpoint().port(); }
 
- private:
-  struct connection {
-    explicit connection(boost::asio::ip::tcp::socket s) : socket(std::move(s)), timer(socket.get_executor()) {}
+private:
+  struct connection
+  {
+    explicit connection(boost::asio::ip::tcp::socket s)
+      : socket(std::move(s)), timer(socket.get_executor())
+    {}
     boost::asio::ip::tcp::socket socket;
     boost::asio::steady_timer timer;
     std::string input;
   };
-  static void send(const std::shared_ptr<connection>& c, std::string line) {
+  static void send(const std::shared_ptr<connection>& c, std::string line)
+  {
     auto text = std::make_shared<std::string>(std::move(line));
-    boost::asio::async_write(c->socket, boost::asio::buffer(*text), [c, text](auto, auto) {});
+    boost::asio::async_write(
+        c->socket, boost::asio::buffer(*text), [c, text](auto, auto) {});
   }
-  void accept() {
-    acceptor_.async_accept([this](boost::system::error_code ec, boost::asio::ip::tcp::socket socket) {
-      if (ec) return;
+  void accept()
+  {
+    acceptor_.async_accept([this](boost::system::error_code ec,
+                               boost::asio::ip::tcp::socket socket) {
+      if (ec)
+        return;
       auto c = std::make_shared<connection>(std::move(socket));
       send(c, "WELCOME fake history=0\n");
       read(c);
       c->timer.expires_after(250ms);
       c->timer.async_wait([c](boost::system::error_code e) {
-        if (e) return;
+        if (e)
+          return;
         send(c, "PING\n");
         c->timer.expires_after(250ms);
         c->timer.async_wait([c](boost::system::error_code e2) {
-          if (e2) return;
+          if (e2)
+            return;
           send(c, "BYE idle-timeout\n");
           c->socket.shutdown(boost::asio::ip::tcp::socket::shutdown_send, e2);
         });
@@ -533,38 +657,48 @@ class early_closing_server {
       accept();
     });
   }
-  void read(const std::shared_ptr<connection>& c) {
-    boost::asio::async_read_until(c->socket, boost::asio::dynamic_buffer(c->input), '\n',
-                                  [this, c](boost::system::error_code ec, std::size_t n) {
-                                    if (ec) return (void)c->timer.cancel();
-                                    const std::string line = c->input.substr(0, n - 1);
-                                    c->input.erase(0, n);
-                                    if (line == "/stats") send(c, "STATS connections=1 idle_timeout_ms=1000 tick_us=10000\n");
-                                    read(c);
-                                  });
+  void read(const std::shared_ptr<connection>& c)
+  {
+    boost::asio::async_read_until(c->socket,
+        boost::asio::dynamic_buffer(c->input), '\n',
+        [this, c](boost::system::error_code ec, std::size_t n) {
+          if (ec)
+            return (void)c->timer.cancel();
+          const std::string line = c->input.substr(0, n - 1);
+          c->input.erase(0, n);
+          if (line == "/stats")
+            send(c, "STATS connections=1 idle_timeout_ms=1000 tick_us=10000\n");
+          read(c);
+        });
   }
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::thread thread_;
 };
 
-BOOST_AUTO_TEST_CASE(load_client_fails_when_the_server_closes_early) {
+BOOST_AUTO_TEST_CASE(load_client_fails_when_the_server_closes_early)
+{
   // The load client's checks can fail: against a server that closes silent
   // connections at half the idle timeout it announces, it must report every
   // one as early and exit 1.
   early_closing_server server;
-  child_process load(KEEPALIVE_CHAT_LOAD, {"--port", std::to_string(server.port()), "--connections", "20",
-                                           "--active", "0", "--periods", "2"});
+  child_process load(KEEPALIVE_CHAT_LOAD,
+      {"--port", std::to_string(server.port()), "--connections", "20",
+          "--active", "0", "--periods", "2"});
   const auto status = load.wait_for_exit(30000ms);
   const std::string summary = load.read_rest_of_stdout(1000ms);
   BOOST_TEST_MESSAGE(summary);
-  BOOST_TEST_REQUIRE(status.has_value(), "the load client did not finish within 30 s");
+  BOOST_TEST_REQUIRE(
+      status.has_value(), "the load client did not finish within 30 s");
   BOOST_TEST(*status == 1);
-  BOOST_TEST(summary.find("(early 20,") != std::string::npos, "summary:\n" << summary);
+  BOOST_TEST(summary.find("(early 20,") != std::string::npos,
+      "summary:\n"
+          << summary);
   BOOST_TEST(summary.find("result: FAIL") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(load_client_fails_when_the_server_is_unreachable) {
+BOOST_AUTO_TEST_CASE(load_client_fails_when_the_server_is_unreachable)
+{
   // The load client's checks can fail: with no server it must say so and exit non-zero.
   std::uint16_t closed_port;
   {
@@ -573,8 +707,9 @@ BOOST_AUTO_TEST_CASE(load_client_fails_when_the_server_is_unreachable) {
     server.process().send_signal(SIGTERM);
     BOOST_TEST_REQUIRE(server.process().wait_for_exit(5000ms).has_value());
   }
-  child_process load(KEEPALIVE_CHAT_LOAD, {"--port", std::to_string(closed_port), "--connections", "10"},
-                     /*capture_stderr=*/true);
+  child_process load(KEEPALIVE_CHAT_LOAD,
+      {"--port", std::to_string(closed_port), "--connections", "10"},
+      /*capture_stderr=*/true);
   const auto status = load.wait_for_exit(20000ms);
   BOOST_TEST_REQUIRE(status.has_value());
   BOOST_TEST(*status == 1);

@@ -25,8 +25,8 @@ struct any_endpoint
   }
 };
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_DETAIL_ANY_ENDPOINT_HPP
+#endif  // ASIO_WHEEL_BEAST_DETAIL_ANY_ENDPOINT_HPP

@@ -42,8 +42,7 @@ bool is_native(const Ex& ex) noexcept
 
 // The fallback executor of the question below: a type no executor has.
 struct no_executor_of_its_own
-{
-};
+{};
 
 // Whether a handler of type Handler has an associated executor of its own,
 // decided at compile time: asked with a fallback of a type no executor has,
@@ -52,11 +51,11 @@ struct no_executor_of_its_own
 // as having one: its value is then compared when armed.)
 template <class Handler>
 using has_executor_of_its_own = std::integral_constant<bool,
-    !std::is_same<asio::associated_executor_t<Handler,
-        no_executor_of_its_own>, no_executor_of_its_own>::value>;
+    !std::is_same<asio::associated_executor_t<Handler, no_executor_of_its_own>,
+        no_executor_of_its_own>::value>;
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_DETAIL_EXECUTOR_QUERIES_HPP
+#endif  // ASIO_WHEEL_BEAST_DETAIL_EXECUTOR_QUERIES_HPP

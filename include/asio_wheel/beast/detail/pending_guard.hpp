@@ -39,8 +39,7 @@ public:
 
   pending_guard(pending_guard&& other) noexcept
     : st_(std::exchange(other.st_, nullptr))
-  {
-  }
+  {}
 
   pending_guard& operator=(pending_guard&&) = delete;
 
@@ -74,15 +73,14 @@ private:
       st.disarm(*st.armed->impl);
     }
     catch (...)
-    {
-    }
+    {}
   }
 
   op_state<Impl>* st_ = nullptr;
 };
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_DETAIL_PENDING_GUARD_HPP
+#endif  // ASIO_WHEEL_BEAST_DETAIL_PENDING_GUARD_HPP

@@ -27,8 +27,8 @@ namespace detail {
 // boost::beast::rate_policy_access, whose friend is basic_stream.
 struct rate_policy_key;
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
 namespace boost {
@@ -39,7 +39,7 @@ namespace beast {
 // honours Beast's rate policies, and user-written ones, exactly as Beast's
 // own stream does.
 template <>
-class basic_stream< ::asio_wheel::beast::detail::rate_policy_key, void, void>
+class basic_stream<::asio_wheel::beast::detail::rate_policy_key, void, void>
 {
 public:
   template <class Policy>
@@ -73,8 +73,8 @@ public:
   }
 };
 
-} // namespace beast
-} // namespace boost
+}  // namespace beast
+}  // namespace boost
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace beast {
@@ -82,8 +82,8 @@ namespace detail {
 
 using rate_access = ::boost::beast::basic_stream<rate_policy_key, void, void>;
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_DETAIL_RATE_POLICY_ACCESS_HPP
+#endif  // ASIO_WHEEL_BEAST_DETAIL_RATE_POLICY_ACCESS_HPP

@@ -37,10 +37,9 @@ namespace beast {
 namespace detail {
 
 template <class Protocol, class Executor, class RatePolicy>
-struct stream_state
-  : boost::enable_shared_from_this<
-        stream_state<Protocol, Executor, RatePolicy>>
-  , boost::empty_value<RatePolicy>
+struct stream_state : boost::enable_shared_from_this<
+                          stream_state<Protocol, Executor, RatePolicy>>,
+                      boost::empty_value<RatePolicy>
 {
   using socket_type = asio::basic_stream_socket<Protocol, Executor>;
   using executor_type = ::boost::beast::executor_type<socket_type>;
@@ -49,21 +48,20 @@ struct stream_state
   using error_code = ::boost::beast::error_code;
 
   socket_type socket;
-  Executor stream_ex;      // the socket's executor, kept for the upcalls
+  Executor stream_ex;  // the socket's executor, kept for the upcalls
   asio::execution_context* const context;  // stream_ex's
   const bool stream_is_native;  // stream_ex is a plain io_context executor
   timeout_service& service;  // the context's wheel, looked up once
   op_state<stream_state> read;
   op_state<stream_state> write;
-  entry_type rate_timer;   // the rate policy's one-second slices
+  entry_type rate_timer;  // the rate policy's one-second slices
   int waiting = 0;
   // The stream's own tolerance, if own(); else the context's applies.
   ::asio_wheel::detail::timer_slack tolerance;
 
   template <class... Args>
   explicit stream_state(std::false_type, Args&&... args)
-    : socket(std::forward<Args>(args)...),
-      stream_ex(socket.get_executor()),
+    : socket(std::forward<Args>(args)...), stream_ex(socket.get_executor()),
       context(&detail::context_of(stream_ex)),
       stream_is_native(detail::is_native(stream_ex)),
       service(asio::use_service<timeout_service>(*context))
@@ -73,10 +71,9 @@ struct stream_state
 
   template <class RatePolicy_, class... Args>
   explicit stream_state(std::true_type, RatePolicy_&& policy, Args&&... args)
-    : boost::empty_value<RatePolicy>(boost::empty_init_t{},
-          std::forward<RatePolicy_>(policy)),
-      socket(std::forward<Args>(args)...),
-      stream_ex(socket.get_executor()),
+    : boost::empty_value<RatePolicy>(
+        boost::empty_init_t{}, std::forward<RatePolicy_>(policy)),
+      socket(std::forward<Args>(args)...), stream_ex(socket.get_executor()),
       context(&detail::context_of(stream_ex)),
       stream_is_native(detail::is_native(stream_ex)),
       service(asio::use_service<timeout_service>(*context))
@@ -173,8 +170,7 @@ struct stream_state
       service.cancel(rate_timer);
     }
     catch (...)
-    {
-    }
+    {}
   }
 
   // The rate policy's one-second slice (Beast's impl_type::on_timer).
@@ -197,11 +193,9 @@ struct stream_state<Protocol, Executor, RatePolicy>::rate_handler
 
   executor_type get_executor() const noexcept { return this->get(); }
 
-  rate_handler(const Executor2& ex2,
-      const boost::shared_ptr<stream_state>& sp)
+  rate_handler(const Executor2& ex2, const boost::shared_ptr<stream_state>& sp)
     : boost::empty_value<Executor2>(boost::empty_init_t{}, ex2), wp(sp)
-  {
-  }
+  {}
 
   void operator()(error_code ec)
   {
@@ -228,8 +222,9 @@ void stream_state<Protocol, Executor, RatePolicy>::on_timer(
   if (--waiting > 0)
     return;
 
-  BOOST_VERIFY(service.expires_at(rate_timer,
-        timeout_clock::now() + std::chrono::seconds(1)) == 0);
+  BOOST_VERIFY(service.expires_at(
+                   rate_timer, timeout_clock::now() + std::chrono::seconds(1))
+      == 0);
 
   detail::rate_access::on_timer(policy());
 
@@ -239,8 +234,8 @@ void stream_state<Protocol, Executor, RatePolicy>::on_timer(
   service.async_wait(rate_timer, h, stream_ex);
 }
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_DETAIL_STREAM_STATE_HPP
+#endif  // ASIO_WHEEL_BEAST_DETAIL_STREAM_STATE_HPP

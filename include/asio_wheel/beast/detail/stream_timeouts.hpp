@@ -82,8 +82,7 @@ struct timeout_op : ::asio_wheel::detail::hooked_wait_op
   explicit timeout_op(op_state<Impl>* s, bool on_heap) noexcept
     : hooked_wait_op(&timeout_op::do_complete, &timeout_op::on_decided),
       state(s), heap(on_heap)
-  {
-  }
+  {}
 
   timeout_service::implementation_type entry;
   op_state<Impl>* const state;
@@ -141,8 +140,7 @@ struct timeout_op : ::asio_wheel::detail::hooked_wait_op
     else
     {
       const auto stream_ex = sp->stream_ex;
-      asio::post(stream_ex,
-          fire_handler<Impl>{std::move(sp), st, generation});
+      asio::post(stream_ex, fire_handler<Impl>{std::move(sp), st, generation});
     }
   }
 };
@@ -176,8 +174,8 @@ struct op_state
   time_point expiry = never();
   ::asio_wheel::detail::timer_slack slack;  // how late it may fire
   generation_type generation = 0;  // of the operation pending or next
-  bool pending = false;     // an operation of this kind is pending
-  bool timeout = false;     // the timeout closed the socket
+  bool pending = false;  // an operation of this kind is pending
+  bool timeout = false;  // the timeout closed the socket
 
   op_state() = default;
   op_state(const op_state&) = delete;
@@ -185,10 +183,7 @@ struct op_state
 
   // Arms the timeout for the operation starting now, whose handler has no
   // executor of its own: its upcall runs on the stream's executor.
-  void arm(Impl& impl)
-  {
-    file(impl, take(impl));
-  }
+  void arm(Impl& impl) { file(impl, take(impl)); }
 
   // Arms the timeout for the operation starting now, whose executor is
   // @p op_ex (its handler's associated executor). The handler has one of
@@ -207,8 +202,7 @@ struct op_state
   void arm(Impl& impl, OpExecutor op_ex)
   {
     timeout_op<Impl>* o = take(impl);
-    if constexpr (std::is_convertible<OpExecutor,
-          asio::any_io_executor>::value)
+    if constexpr (std::is_convertible<OpExecutor, asio::any_io_executor>::value)
     {
       if (!impl.is_native_stream_executor(op_ex)
           && &detail::context_of(op_ex) == impl.context)
@@ -264,8 +258,7 @@ template <class Handler, class Impl, class Op>
 inline void arm_timeout(Impl& impl, op_state<Impl>& st, const Op& op)
 {
   if constexpr (has_executor_of_its_own<Handler>::value)
-    st.arm(impl,
-        asio::get_associated_executor(op.handler(), impl.stream_ex));
+    st.arm(impl, asio::get_associated_executor(op.handler(), impl.stream_ex));
   else
     st.arm(impl);
 }
@@ -274,8 +267,8 @@ inline void arm_timeout(Impl& impl, op_state<Impl>& st, const Op& op)
 // timeout fired first and closed the socket, the result is timeout. The
 // last step of every timed operation (reads, writes and connects alike).
 template <class Impl>
-inline void end_timeout(Impl& impl, op_state<Impl>& st,
-    ::boost::beast::error_code& ec)
+inline void end_timeout(
+    Impl& impl, op_state<Impl>& st, ::boost::beast::error_code& ec)
 {
   if (!st.armed)
     return;
@@ -286,8 +279,8 @@ inline void end_timeout(Impl& impl, op_state<Impl>& st,
   }
 }
 
-} // namespace detail
-} // namespace beast
+}  // namespace detail
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_DETAIL_STREAM_TIMEOUTS_HPP
+#endif  // ASIO_WHEEL_BEAST_DETAIL_STREAM_TIMEOUTS_HPP

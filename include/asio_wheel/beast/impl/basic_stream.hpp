@@ -50,31 +50,28 @@ template <class Protocol, class Executor, class RatePolicy>
 template <class Arg0, class... Args, class>
 inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
     Arg0&& arg0, Args&&... args)
-  : impl_(boost::make_shared<impl_type>(std::false_type{},
-        std::forward<Arg0>(arg0), std::forward<Args>(args)...))
-{
-}
+  : impl_(boost::make_shared<impl_type>(
+      std::false_type{}, std::forward<Arg0>(arg0), std::forward<Args>(args)...))
+{}
 
 template <class Protocol, class Executor, class RatePolicy>
 template <class RatePolicy_, class Arg0, class... Args, class>
 inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
     RatePolicy_&& policy, Arg0&& arg, Args&&... args)
   : impl_(boost::make_shared<impl_type>(std::true_type{},
-        std::forward<RatePolicy_>(policy), std::forward<Arg0>(arg),
-        std::forward<Args>(args)...))
-{
-}
+      std::forward<RatePolicy_>(policy), std::forward<Arg0>(arg),
+      std::forward<Args>(args)...))
+{}
 
 template <class Protocol, class Executor, class RatePolicy>
 inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
     basic_stream&& other)
   : impl_(boost::make_shared<impl_type>(std::true_type{},
-        std::move(other.impl_->policy()), std::move(other.impl_->socket)))
+      std::move(other.impl_->policy()), std::move(other.impl_->socket)))
 {
-  impl_->read.expiry = std::exchange(other.impl_->read.expiry,
-      detail::never());
-  impl_->write.expiry = std::exchange(other.impl_->write.expiry,
-      detail::never());
+  impl_->read.expiry = std::exchange(other.impl_->read.expiry, detail::never());
+  impl_->write.expiry =
+      std::exchange(other.impl_->write.expiry, detail::never());
   impl_->read.slack = std::exchange(other.impl_->read.slack, {});
   impl_->write.slack = std::exchange(other.impl_->write.slack, {});
   impl_->tolerance = std::exchange(other.impl_->tolerance, {});
@@ -84,16 +81,15 @@ template <class Protocol, class Executor, class RatePolicy>
 template <class Executor_>
 inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
     basic_stream<Protocol, Executor_, RatePolicy>&& other)
-  : impl_(boost::make_shared<impl_type>(std::false_type{},
-        std::move(other.impl_->socket)))
-{
-}
+  : impl_(boost::make_shared<impl_type>(
+      std::false_type{}, std::move(other.impl_->socket)))
+{}
 
 //------------------------------------------------------------------------------
 
 template <class Protocol, class Executor, class RatePolicy>
 inline auto basic_stream<Protocol, Executor, RatePolicy>::release_socket()
-  -> socket_type
+    -> socket_type
 {
   this->cancel();
   return std::move(impl_->socket);
@@ -149,8 +145,8 @@ inline void basic_stream<Protocol, Executor, RatePolicy>::close()
 template <class Protocol, class Executor, class RatePolicy>
 template <BOOST_BEAST_ASYNC_TPARAM1 ConnectHandler>
 inline BOOST_BEAST_ASYNC_RESULT1(ConnectHandler)
-basic_stream<Protocol, Executor, RatePolicy>::async_connect(
-    const endpoint_type& ep, ConnectHandler&& handler)
+    basic_stream<Protocol, Executor, RatePolicy>::async_connect(
+        const endpoint_type& ep, ConnectHandler&& handler)
 {
   return asio::async_initiate<ConnectHandler, void(error_code)>(
       typename ops::run_connect_op{}, handler, this, ep);
@@ -159,92 +155,86 @@ basic_stream<Protocol, Executor, RatePolicy>::async_connect(
 template <class Protocol, class Executor, class RatePolicy>
 template <class EndpointSequence,
     BOOST_ASIO_COMPLETION_TOKEN_FOR(void(::boost::beast::error_code,
-      typename Protocol::endpoint)) RangeConnectHandler,
+        typename Protocol::endpoint)) RangeConnectHandler,
     class>
 inline BOOST_ASIO_INITFN_RESULT_TYPE(RangeConnectHandler,
     void(::boost::beast::error_code, typename Protocol::endpoint))
-basic_stream<Protocol, Executor, RatePolicy>::async_connect(
-    const EndpointSequence& endpoints, RangeConnectHandler&& handler)
+    basic_stream<Protocol, Executor, RatePolicy>::async_connect(
+        const EndpointSequence& endpoints, RangeConnectHandler&& handler)
 {
   return asio::async_initiate<RangeConnectHandler,
       void(error_code, typename Protocol::endpoint)>(
-        typename ops::run_connect_range_op{}, handler, this, endpoints,
-        detail::any_endpoint{});
+      typename ops::run_connect_range_op{}, handler, this, endpoints,
+      detail::any_endpoint{});
 }
 
 template <class Protocol, class Executor, class RatePolicy>
 template <class EndpointSequence, class ConnectCondition,
     BOOST_ASIO_COMPLETION_TOKEN_FOR(void(::boost::beast::error_code,
-      typename Protocol::endpoint)) RangeConnectHandler,
+        typename Protocol::endpoint)) RangeConnectHandler,
     class>
 inline BOOST_ASIO_INITFN_RESULT_TYPE(RangeConnectHandler,
     void(::boost::beast::error_code, typename Protocol::endpoint))
-basic_stream<Protocol, Executor, RatePolicy>::async_connect(
-    const EndpointSequence& endpoints, ConnectCondition connect_condition,
-    RangeConnectHandler&& handler)
+    basic_stream<Protocol, Executor, RatePolicy>::async_connect(
+        const EndpointSequence& endpoints, ConnectCondition connect_condition,
+        RangeConnectHandler&& handler)
 {
   return asio::async_initiate<RangeConnectHandler,
       void(error_code, typename Protocol::endpoint)>(
-        typename ops::run_connect_range_op{}, handler, this, endpoints,
-        connect_condition);
+      typename ops::run_connect_range_op{}, handler, this, endpoints,
+      connect_condition);
 }
 
 template <class Protocol, class Executor, class RatePolicy>
 template <class Iterator,
-    BOOST_ASIO_COMPLETION_TOKEN_FOR(void(::boost::beast::error_code,
-      Iterator)) IteratorConnectHandler>
-inline BOOST_ASIO_INITFN_RESULT_TYPE(IteratorConnectHandler,
-    void(::boost::beast::error_code, Iterator))
-basic_stream<Protocol, Executor, RatePolicy>::async_connect(
-    Iterator begin, Iterator end, IteratorConnectHandler&& handler)
+    BOOST_ASIO_COMPLETION_TOKEN_FOR(void(::boost::beast::error_code, Iterator))
+        IteratorConnectHandler>
+inline BOOST_ASIO_INITFN_RESULT_TYPE(
+    IteratorConnectHandler, void(::boost::beast::error_code, Iterator))
+    basic_stream<Protocol, Executor, RatePolicy>::async_connect(
+        Iterator begin, Iterator end, IteratorConnectHandler&& handler)
 {
   return asio::async_initiate<IteratorConnectHandler,
-      void(error_code, Iterator)>(
-        typename ops::run_connect_iter_op{}, handler, this, begin, end,
-        detail::any_endpoint{});
+      void(error_code, Iterator)>(typename ops::run_connect_iter_op{}, handler,
+      this, begin, end, detail::any_endpoint{});
 }
 
 template <class Protocol, class Executor, class RatePolicy>
 template <class Iterator, class ConnectCondition,
-    BOOST_ASIO_COMPLETION_TOKEN_FOR(void(::boost::beast::error_code,
-      Iterator)) IteratorConnectHandler>
-inline BOOST_ASIO_INITFN_RESULT_TYPE(IteratorConnectHandler,
-    void(::boost::beast::error_code, Iterator))
-basic_stream<Protocol, Executor, RatePolicy>::async_connect(
-    Iterator begin, Iterator end, ConnectCondition connect_condition,
-    IteratorConnectHandler&& handler)
+    BOOST_ASIO_COMPLETION_TOKEN_FOR(void(::boost::beast::error_code, Iterator))
+        IteratorConnectHandler>
+inline BOOST_ASIO_INITFN_RESULT_TYPE(
+    IteratorConnectHandler, void(::boost::beast::error_code, Iterator))
+    basic_stream<Protocol, Executor, RatePolicy>::async_connect(Iterator begin,
+        Iterator end, ConnectCondition connect_condition,
+        IteratorConnectHandler&& handler)
 {
   return asio::async_initiate<IteratorConnectHandler,
-      void(error_code, Iterator)>(
-        typename ops::run_connect_iter_op{}, handler, this, begin, end,
-        connect_condition);
+      void(error_code, Iterator)>(typename ops::run_connect_iter_op{}, handler,
+      this, begin, end, connect_condition);
 }
 
 //------------------------------------------------------------------------------
 
 template <class Protocol, class Executor, class RatePolicy>
-template <class MutableBufferSequence,
-    BOOST_BEAST_ASYNC_TPARAM2 ReadHandler>
+template <class MutableBufferSequence, BOOST_BEAST_ASYNC_TPARAM2 ReadHandler>
 inline BOOST_BEAST_ASYNC_RESULT2(ReadHandler)
-basic_stream<Protocol, Executor, RatePolicy>::async_read_some(
-    const MutableBufferSequence& buffers, ReadHandler&& handler)
+    basic_stream<Protocol, Executor, RatePolicy>::async_read_some(
+        const MutableBufferSequence& buffers, ReadHandler&& handler)
 {
-  static_assert(asio::is_mutable_buffer_sequence<
-      MutableBufferSequence>::value,
+  static_assert(asio::is_mutable_buffer_sequence<MutableBufferSequence>::value,
       "MutableBufferSequence type requirements not met");
   return asio::async_initiate<ReadHandler, void(error_code, std::size_t)>(
       typename ops::run_read_op{}, handler, this, buffers);
 }
 
 template <class Protocol, class Executor, class RatePolicy>
-template <class ConstBufferSequence,
-    BOOST_BEAST_ASYNC_TPARAM2 WriteHandler>
+template <class ConstBufferSequence, BOOST_BEAST_ASYNC_TPARAM2 WriteHandler>
 inline BOOST_BEAST_ASYNC_RESULT2(WriteHandler)
-basic_stream<Protocol, Executor, RatePolicy>::async_write_some(
-    const ConstBufferSequence& buffers, WriteHandler&& handler)
+    basic_stream<Protocol, Executor, RatePolicy>::async_write_some(
+        const ConstBufferSequence& buffers, WriteHandler&& handler)
 {
-  static_assert(asio::is_const_buffer_sequence<
-      ConstBufferSequence>::value,
+  static_assert(asio::is_const_buffer_sequence<ConstBufferSequence>::value,
       "ConstBufferSequence type requirements not met");
   return asio::async_initiate<WriteHandler, void(error_code, std::size_t)>(
       typename ops::run_write_op{}, handler, this, buffers);
@@ -280,11 +270,10 @@ void async_teardown(::boost::beast::role_type role,
     TeardownHandler&& handler)
 {
   using ::boost::beast::websocket::async_teardown;
-  async_teardown(role, stream.socket(),
-      std::forward<TeardownHandler>(handler));
+  async_teardown(role, stream.socket(), std::forward<TeardownHandler>(handler));
 }
 
-} // namespace beast
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_IMPL_BASIC_STREAM_HPP
+#endif  // ASIO_WHEEL_BEAST_IMPL_BASIC_STREAM_HPP

@@ -46,9 +46,8 @@ template <class Protocol, class Executor, class RatePolicy>
 struct basic_stream<Protocol, Executor, RatePolicy>::ops
 {
   template <bool isRead, class Buffers, class Handler>
-  class transfer_op
-    : public ::boost::beast::async_base<Handler, Executor>
-    , public asio::coroutine
+  class transfer_op : public ::boost::beast::async_base<Handler, Executor>,
+                      public asio::coroutine
   {
     boost::shared_ptr<impl_type> impl_;
     pending_guard pg_;  // after impl_: reset before impl_ goes
@@ -96,9 +95,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     template <class Handler_>
     transfer_op(Handler_&& h, basic_stream& s, const Buffers& b)
       : ::boost::beast::async_base<Handler, Executor>(
-            std::forward<Handler_>(h), s.get_executor()),
-        impl_(s.impl_),
-        b_(b)
+          std::forward<Handler_>(h), s.get_executor()),
+        impl_(s.impl_), b_(b)
     {
       this->set_allowed_cancellation(asio::cancellation_type::all);
       if (::boost::beast::buffer_bytes(b_) == 0 && state().pending)
@@ -144,7 +142,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
         if (::boost::beast::buffer_bytes(b_) == 0)
         {
           BOOST_ASIO_CORO_YIELD
-            async_perform(0, is_read{});
+          async_perform(0, is_read{});
 #if BOOST_BEAST_VERSION < 354
           if (state().expiry <= clock_type::now())
           {
@@ -184,7 +182,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
         }
 
         BOOST_ASIO_CORO_YIELD
-          async_perform(amount, is_read{});
+        async_perform(amount, is_read{});
 
         detail::end_timeout(*impl_, state(), ec);
 
@@ -216,10 +214,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     template <class Handler_>
     connect_op(Handler_&& h, basic_stream& s, endpoint_type ep)
       : ::boost::beast::async_base<Handler, Executor>(
-            std::forward<Handler_>(h), s.get_executor()),
-        impl_(s.impl_),
-        pg0_(impl_->read),
-        pg1_(impl_->write)
+          std::forward<Handler_>(h), s.get_executor()),
+        impl_(s.impl_), pg0_(impl_->read), pg1_(impl_->write)
     {
       start_timeout();
       impl_type& impl = *impl_;
@@ -230,10 +226,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     connect_op(Handler_&& h, basic_stream& s, const Endpoints& eps,
         const Condition& cond)
       : ::boost::beast::async_base<Handler, Executor>(
-            std::forward<Handler_>(h), s.get_executor()),
-        impl_(s.impl_),
-        pg0_(impl_->read),
-        pg1_(impl_->write)
+          std::forward<Handler_>(h), s.get_executor()),
+        impl_(s.impl_), pg0_(impl_->read), pg1_(impl_->write)
     {
       start_timeout();
       impl_type& impl = *impl_;
@@ -244,10 +238,8 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     connect_op(Handler_&& h, basic_stream& s, Iterator begin, Iterator end,
         const Condition& cond)
       : ::boost::beast::async_base<Handler, Executor>(
-            std::forward<Handler_>(h), s.get_executor()),
-        impl_(s.impl_),
-        pg0_(impl_->read),
-        pg1_(impl_->write)
+          std::forward<Handler_>(h), s.get_executor()),
+        impl_(s.impl_), pg0_(impl_->read), pg1_(impl_->write)
     {
       start_timeout();
       impl_type& impl = *impl_;
@@ -271,7 +263,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     void operator()(ReadHandler&& h, basic_stream* s, const Buffers& b)
     {
       static_assert(::boost::beast::detail::is_invocable<ReadHandler,
-          void(error_code, std::size_t)>::value,
+                        void(error_code, std::size_t)>::value,
           "ReadHandler type requirements not met");
       transfer_op<true, Buffers, std::decay_t<ReadHandler>>(
           std::forward<ReadHandler>(h), *s, b);
@@ -284,7 +276,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
     void operator()(WriteHandler&& h, basic_stream* s, const Buffers& b)
     {
       static_assert(::boost::beast::detail::is_invocable<WriteHandler,
-          void(error_code, std::size_t)>::value,
+                        void(error_code, std::size_t)>::value,
           "WriteHandler type requirements not met");
       transfer_op<false, Buffers, std::decay_t<WriteHandler>>(
           std::forward<WriteHandler>(h), *s, b);
@@ -294,11 +286,11 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
   struct run_connect_op
   {
     template <class ConnectHandler>
-    void operator()(ConnectHandler&& h, basic_stream* s,
-        const endpoint_type& ep)
+    void operator()(
+        ConnectHandler&& h, basic_stream* s, const endpoint_type& ep)
     {
       static_assert(::boost::beast::detail::is_invocable<ConnectHandler,
-          void(error_code)>::value,
+                        void(error_code)>::value,
           "ConnectHandler type requirements not met");
       connect_op<std::decay_t<ConnectHandler>>(
           std::forward<ConnectHandler>(h), *s, ep);
@@ -313,7 +305,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
         const EndpointSequence& eps, const Condition& cond)
     {
       static_assert(::boost::beast::detail::is_invocable<RangeConnectHandler,
-          void(error_code, typename Protocol::endpoint)>::value,
+                        void(error_code, typename Protocol::endpoint)>::value,
           "RangeConnectHandler type requirements not met");
       connect_op<std::decay_t<RangeConnectHandler>>(
           std::forward<RangeConnectHandler>(h), *s, eps, cond);
@@ -323,11 +315,11 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
   struct run_connect_iter_op
   {
     template <class IteratorConnectHandler, class Iterator, class Condition>
-    void operator()(IteratorConnectHandler&& h, basic_stream* s,
-        Iterator begin, Iterator end, const Condition& cond)
+    void operator()(IteratorConnectHandler&& h, basic_stream* s, Iterator begin,
+        Iterator end, const Condition& cond)
     {
-      static_assert(::boost::beast::detail::is_invocable<
-          IteratorConnectHandler, void(error_code, Iterator)>::value,
+      static_assert(::boost::beast::detail::is_invocable<IteratorConnectHandler,
+                        void(error_code, Iterator)>::value,
           "IteratorConnectHandler type requirements not met");
       connect_op<std::decay_t<IteratorConnectHandler>>(
           std::forward<IteratorConnectHandler>(h), *s, begin, end, cond);
@@ -335,7 +327,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
   };
 };
 
-} // namespace beast
+}  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_BEAST_IMPL_BASIC_STREAM_OPS_HPP
+#endif  // ASIO_WHEEL_BEAST_IMPL_BASIC_STREAM_OPS_HPP

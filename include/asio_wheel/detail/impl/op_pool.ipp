@@ -105,7 +105,7 @@ void op_pool::deallocate(void* p, std::size_t size) noexcept
   ++state.counts[c];
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_IMPL_OP_POOL_IPP
+#endif  // ASIO_WHEEL_DETAIL_IMPL_OP_POOL_IPP

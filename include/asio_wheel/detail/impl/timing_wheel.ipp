@@ -22,11 +22,8 @@ ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 timing_wheel::timing_wheel(std::size_t slots)
-  : slots_(new slot[slots]),
-    mask_(slots - 1),
-    level0_bits_(log2_of(slots)),
-    occupied_(words_for(slots)),
-    summary_(words_for(words_for(slots)))
+  : slots_(new slot[slots]), mask_(slots - 1), level0_bits_(log2_of(slots)),
+    occupied_(words_for(slots)), summary_(words_for(words_for(slots)))
 {
   assert(slots != 0 && (slots & (slots - 1)) == 0);
 }
@@ -45,8 +42,8 @@ void timing_wheel::insert(wheel_entry& e, tick_type due) noexcept
   ++size_;
 }
 
-timing_wheel::slot& timing_wheel::slot_of(unsigned level,
-    tick_type tick) noexcept
+timing_wheel::slot& timing_wheel::slot_of(
+    unsigned level, tick_type tick) noexcept
 {
   if (level == 0)
     return slots_[static_cast<std::size_t>(tick) & mask_];
@@ -90,7 +87,7 @@ void timing_wheel::file(wheel_entry& e, tick_type due) noexcept
     level = 1;
     while (level < upper_levels
         && (tick >> shift_of(level)) - (ref >> shift_of(level))
-          >= static_cast<tick_type>(upper_slots))
+            >= static_cast<tick_type>(upper_slots))
       ++level;
   }
   e.set_place(tick, level);
@@ -111,8 +108,8 @@ void timing_wheel::link(wheel_entry& e) noexcept
   {
     upper_occupied_[level - 1] |= std::uint64_t(1) << upper_index(level, tick);
     const unsigned shift = shift_of(level);
-    upper_floor_ = (std::min)(upper_floor_,
-        (tick >> shift) * (tick_type(1) << shift));
+    upper_floor_ =
+        (std::min)(upper_floor_, (tick >> shift) * (tick_type(1) << shift));
   }
 }
 
@@ -148,7 +145,8 @@ std::size_t timing_wheel::next_occupied(std::size_t from) const noexcept
   if (from > mask_)
     return npos;
   std::size_t w = from / word_bits;
-  const std::uint64_t first = occupied_[w] & (~std::uint64_t(0) << (from % word_bits));
+  const std::uint64_t first =
+      occupied_[w] & (~std::uint64_t(0) << (from % word_bits));
   if (first != 0)
     return w * word_bits + lowest_bit(first);
 
@@ -168,8 +166,8 @@ std::size_t timing_wheel::next_occupied(std::size_t from) const noexcept
   return npos;
 }
 
-tick_type timing_wheel::upper_walk_tick(unsigned level,
-    tick_type first_block) const noexcept
+tick_type timing_wheel::upper_walk_tick(
+    unsigned level, tick_type first_block) const noexcept
 {
   // The slots in the order their blocks come from first_block on; a slot
   // is walked at the block of its earliest entry (its other blocks hold
@@ -204,7 +202,7 @@ tick_type timing_wheel::upper_floor_of_slots() const noexcept
   {
     const unsigned shift = shift_of(l);
     for (std::uint64_t bits = upper_occupied_[l - 1]; bits != 0;
-        bits &= bits - 1)
+         bits &= bits - 1)
     {
       const tick_type m = upper_[l - 1][lowest_bit(bits)].min_filed;
       floor = (std::min)(floor, (m >> shift) * (tick_type(1) << shift));
@@ -229,8 +227,8 @@ bool timing_wheel::next_slot_of_pass(tick_type& tick, unsigned& level) noexcept
     // Blocks that begin at position_ are still to walk at the levels at or
     // below cursor_; those above have walked them.
     const unsigned shift = shift_of(l);
-    const tick_type first_block = l <= cursor_
-      ? ((position_ - 1) >> shift) + 1 : (position_ >> shift) + 1;
+    const tick_type first_block = l <= cursor_ ? ((position_ - 1) >> shift) + 1
+                                               : (position_ >> shift) + 1;
     const tick_type t = upper_walk_tick(l, first_block);
     if (t < best)
     {
@@ -300,7 +298,7 @@ tick_type timing_wheel::next_due_after(tick_type after) const noexcept
   tick_type unknown = never_tick;
   auto consider = [&](std::size_t s) {
     const tick_type position =
-      base + static_cast<tick_type>((s - start) & mask_);
+        base + static_cast<tick_type>((s - start) & mask_);
     const tick_type m = slots_[s].min_filed;
     if (m <= after)
     {
@@ -314,12 +312,12 @@ tick_type timing_wheel::next_due_after(tick_type after) const noexcept
   // (Written so that no slot is searched for after the answer is found.)
   bool found = false;
   for (std::size_t s = next_occupied(start); s != npos;
-      s = s < mask_ ? next_occupied(s + 1) : npos)
+       s = s < mask_ ? next_occupied(s + 1) : npos)
     if ((found = consider(s)))
       break;
   if (!found)
     for (std::size_t s = next_occupied(0); s != npos && s < start;
-        s = next_occupied(s + 1))
+         s = next_occupied(s + 1))
       if (consider(s))
         break;
 
@@ -339,17 +337,18 @@ tick_type timing_wheel::next_due_after(tick_type after) const noexcept
     const tick_type width = tick_type(1) << shift;
     const tick_type first_block = (current_ >> shift) + 1;
     const unsigned first_index =
-      static_cast<unsigned>(first_block) & (upper_slots - 1);
+        static_cast<unsigned>(first_block) & (upper_slots - 1);
     // The occupied slots in block order: bit j of `ahead` is the slot of
     // block first_block + j.
-    const std::uint64_t ahead = first_index == 0 ? occupied
-      : (occupied >> first_index) | (occupied << (upper_slots - first_index));
+    const std::uint64_t ahead = first_index == 0
+        ? occupied
+        : (occupied >> first_index) | (occupied << (upper_slots - first_index));
     for (std::uint64_t bits = ahead; bits != 0; bits &= bits - 1)
     {
       const unsigned j = lowest_bit(bits);
       const tick_type block = first_block + static_cast<tick_type>(j);
       const tick_type m =
-        upper_[l - 1][(first_index + j) & (upper_slots - 1)].min_filed;
+          upper_[l - 1][(first_index + j) & (upper_slots - 1)].min_filed;
       const tick_type t = (std::max)(block * width, m);
       if (t <= after)
         unknown = (std::min)(unknown, base);
@@ -365,7 +364,7 @@ tick_type timing_wheel::next_due_after(tick_type after) const noexcept
   return best;
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_IMPL_TIMING_WHEEL_IPP
+#endif  // ASIO_WHEEL_DETAIL_IMPL_TIMING_WHEEL_IPP

@@ -24,7 +24,8 @@
 # include <winsock2.h>
 # include <windows.h>
 # if !defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0602
-#  error "asio_wheel's lock sleeps with WaitOnAddress (Windows 8): define _WIN32_WINNT as 0x0602 or more (Asio asks for _WIN32_WINNT to be defined, and assumes Windows 7 without it)"
+#  error                                                                       \
+      "asio_wheel's lock sleeps with WaitOnAddress (Windows 8): define _WIN32_WINNT as 0x0602 or more (Asio asks for _WIN32_WINNT to be defined, and assumes Windows 7 without it)"
 # endif
 # if defined(_MSC_VER)
 #  include <intrin.h>
@@ -52,8 +53,8 @@ void wheel_mutex::cpu_relax() noexcept
 #endif
 }
 
-void wheel_mutex::sleep_while_equal(std::atomic<std::uint32_t>& word,
-    std::uint32_t value) noexcept
+void wheel_mutex::sleep_while_equal(
+    std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept
 {
 #if defined(__linux__)
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word),
@@ -80,7 +81,7 @@ void wheel_mutex::lock_contended() noexcept
     std::uint32_t expected = unlocked;
     if (state_.load(std::memory_order_relaxed) == unlocked
         && state_.compare_exchange_weak(expected, locked,
-          std::memory_order_acquire, std::memory_order_relaxed))
+            std::memory_order_acquire, std::memory_order_relaxed))
       return;
     cpu_relax();
   }
@@ -99,7 +100,7 @@ void wheel_mutex::wake_one() noexcept
 #endif
 }
 
-} // namespace detail
+}  // namespace detail
 ASIO_WHEEL_NAMESPACE_END
 
-#endif // ASIO_WHEEL_DETAIL_IMPL_WHEEL_MUTEX_IPP
+#endif  // ASIO_WHEEL_DETAIL_IMPL_WHEEL_MUTEX_IPP
