@@ -14,7 +14,7 @@
 //
 // At run time: a policy written as Beast documents it (private members, befriending only
 // rate_policy_access) sees, on both streams, the same calls in the same order.
-#include "stream_suite.hpp"
+#include "../stream_suite.hpp"
 
 #include <boost/beast/core/rate_policy.hpp>
 
