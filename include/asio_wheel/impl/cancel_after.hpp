@@ -155,6 +155,31 @@ private:
   }
 };
 
+// The async_result of a partial adapter (cancel_after(30s) given as the
+// token, with or without the user's timer): the operation's default
+// completion token, adapted by the partial adapter's operator(), starts the
+// operation as the full adapter does.
+template <typename Partial, typename... Signatures>
+struct partial_timed_result
+{
+  template <typename Initiation>
+  using full_token = decltype(std::declval<const Partial&>()(
+      default_token_t<asio::associated_executor_t<Initiation>>{}));
+
+  template <typename Initiation, typename RawCompletionToken, typename... Args>
+  static auto initiate(
+      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
+      -> decltype(asio::async_initiate<const full_token<Initiation>&,
+          Signatures...>(std::forward<Initiation>(initiation),
+          std::declval<full_token<Initiation>>(), std::forward<Args>(args)...))
+  {
+    return asio::async_initiate<const full_token<Initiation>&, Signatures...>(
+        std::forward<Initiation>(initiation),
+        token(default_token_t<asio::associated_executor_t<Initiation>>{}),
+        std::forward<Args>(args)...);
+  }
+};
+
 }  // namespace detail
 
 ASIO_WHEEL_NAMESPACE_END
@@ -194,35 +219,9 @@ struct async_result<
 template <typename Clock, typename WaitTraits, typename... Signatures>
 struct async_result<::asio_wheel::partial_timed_cancel<Clock, WaitTraits>,
     Signatures...>
-{
-  template <typename Initiation, typename RawCompletionToken, typename... Args>
-  static auto initiate(
-      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
-      -> decltype(async_initiate<const ::asio_wheel::timed_cancel_t<
-                                     ::asio_wheel::detail::default_token_t<
-                                         associated_executor_t<Initiation>>,
-                                     Clock, WaitTraits>&,
-          Signatures...>(std::forward<Initiation>(initiation),
-          ::asio_wheel::timed_cancel_t<::asio_wheel::detail::default_token_t<
-                                           associated_executor_t<Initiation>>,
-              Clock, WaitTraits>(::asio_wheel::detail::default_token_t<
-                                     associated_executor_t<Initiation>>{},
-              token.spec_),
-          std::forward<Args>(args)...))
-  {
-    return async_initiate<const ::asio_wheel::timed_cancel_t<
-                              ::asio_wheel::detail::default_token_t<
-                                  associated_executor_t<Initiation>>,
-                              Clock, WaitTraits>&,
-        Signatures...>(std::forward<Initiation>(initiation),
-        ::asio_wheel::timed_cancel_t<::asio_wheel::detail::default_token_t<
-                                         associated_executor_t<Initiation>>,
-            Clock, WaitTraits>(::asio_wheel::detail::default_token_t<
-                                   associated_executor_t<Initiation>>{},
-            token.spec_),
-        std::forward<Args>(args)...);
-  }
-};
+  : ::asio_wheel::detail::partial_timed_result<
+        ::asio_wheel::partial_timed_cancel<Clock, WaitTraits>, Signatures...>
+{};
 
 template <typename CompletionToken, typename Clock, typename WaitTraits,
     typename Executor, typename... Signatures>
@@ -261,39 +260,10 @@ template <typename Clock, typename WaitTraits, typename Executor,
 struct async_result<
     ::asio_wheel::partial_timed_cancel_timer<Clock, WaitTraits, Executor>,
     Signatures...>
-{
-  template <typename Initiation, typename RawCompletionToken, typename... Args>
-  static auto initiate(
-      Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
-      -> decltype(async_initiate<const ::asio_wheel::timed_cancel_timer_t<
-                                     ::asio_wheel::detail::default_token_t<
-                                         associated_executor_t<Initiation>>,
-                                     Clock, WaitTraits, Executor>&,
-          Signatures...>(std::forward<Initiation>(initiation),
-          ::asio_wheel::timed_cancel_timer_t<
-              ::asio_wheel::detail::default_token_t<
-                  associated_executor_t<Initiation>>,
-              Clock, WaitTraits, Executor>(
-              ::asio_wheel::detail::default_token_t<
-                  associated_executor_t<Initiation>>{},
-              token.timer_, token.spec_),
-          std::forward<Args>(args)...))
-  {
-    return async_initiate<const ::asio_wheel::timed_cancel_timer_t<
-                              ::asio_wheel::detail::default_token_t<
-                                  associated_executor_t<Initiation>>,
-                              Clock, WaitTraits, Executor>&,
-        Signatures...>(std::forward<Initiation>(initiation),
-        ::asio_wheel::timed_cancel_timer_t<
-            ::asio_wheel::detail::default_token_t<
-                associated_executor_t<Initiation>>,
-            Clock, WaitTraits, Executor>(
-            ::asio_wheel::detail::default_token_t<
-                associated_executor_t<Initiation>>{},
-            token.timer_, token.spec_),
-        std::forward<Args>(args)...);
-  }
-};
+  : ::asio_wheel::detail::partial_timed_result<
+        ::asio_wheel::partial_timed_cancel_timer<Clock, WaitTraits, Executor>,
+        Signatures...>
+{};
 
 ASIO_WHEEL_ASIO_NAMESPACE_END
 
