@@ -276,6 +276,7 @@ private:
   using time_traits = detail::chrono_time_traits<Clock, WaitTraits>;
   using tick_type = detail::tick_type;
   using slice_request = detail::completion_slices::slice_request;
+  using slice_plan = detail::completion_slices::slice_plan;
 
   wheel_timer_service(asio::execution_context& context,
       const wheel_options& options, detail::scheduler& scheduler)
@@ -427,15 +428,19 @@ private:
   // The slice operation runs. Lock not held.
   static void on_slice(void* owner);
 
-  // Completes the next slice (see detail/completion_slices.hpp), continuing
-  // a bounded advance of the wheel to find its expired waits. Called from a
-  // thread running the context, in the drive or the slice operation; lock
-  // not held.
-  void run_slice();
+  // Takes the next slice (see detail/completion_slices.hpp) into batch,
+  // continuing a bounded advance of the wheel to find its expired waits.
+  // Called in the drive or the slice operation, in the critical section
+  // that began it; lock held.
+  slice_plan take_slice(detail::wait_op_queue& batch);
 
-  // After a one-thread slice, or a handler that threw: puts back the waits
-  // the batch did not reach, and posts the slice operation if waits remain.
-  // Lock not held.
+  // Calls the handlers of a batch take_slice took, posting the slice
+  // operation before or after as its plan says. Lock not held.
+  void run_slice(detail::wait_op_queue& batch, const slice_plan& plan);
+
+  // After a one-thread slice that left waits queued, or a handler that
+  // threw: puts back the waits the batch did not reach, and posts the slice
+  // operation if waits remain. Lock not held.
   void resume_slices(detail::wait_op_queue& rest);
 
   void shutdown() override;

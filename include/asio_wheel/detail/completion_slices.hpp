@@ -143,16 +143,28 @@ public:
   /// The slice operation is running: it may be posted again.
   void slice_started() noexcept { slice_posted_ = false; }
 
+  /// What the caller of take_slice must do around its batch, the lock
+  /// released.
+  struct slice_plan
+  {
+    bool post_first = false;  // post the slice operation, then run the batch
+    bool put_back_after = false;  // call put_back once the batch has run
+  };
+
   /// Takes the next slice into @p batch and returns how many waits it took.
   /// One thread: every decided wait and at most @p budget expired ones.
   /// Several threads: at most @p budget waits, decided ones first, and at
   /// most half of the queued ones (rounded up).
   /// @p more_to_expire: the wheel has not finished finding the waits of the
-  /// current wakeup. Sets @p post_slice when the caller must post the slice
-  /// operation before running the batch (several threads; one thread
-  /// decides after the batch has run, see put_back).
+  /// current wakeup. Sets @p plan.post_first when the caller must post the
+  /// slice operation before running the batch (several threads), and
+  /// @p plan.put_back_after when it must call put_back after it (one thread,
+  /// expired waits remain: the slice operation is posted behind what the
+  /// batch made ready). A one-thread batch that leaves nothing queued needs
+  /// no put_back (nor its lock) unless a handler throws: a wait decided
+  /// meanwhile has asked for the slice operation itself.
   std::size_t take_slice(wait_op_queue& batch, std::size_t budget,
-      bool more_to_expire, bool& post_slice)
+      bool more_to_expire, slice_plan& plan)
   {
     mark_deferred_aborts();
     std::size_t n = 0;
@@ -189,15 +201,16 @@ public:
       ++n;
     }
     queued_ -= n;
-    post_slice = !one_thread_
-        && (!decided_.empty() || !expired_.empty() || more_to_expire)
-        && claim_slice();
+    const bool more = !expired_.empty() || more_to_expire;
+    plan.post_first =
+        !one_thread_ && (!decided_.empty() || more) && claim_slice();
+    plan.put_back_after = one_thread_ && more;
     return n;
   }
 
-  /// After a batch (one thread), or when a handler threw (several
-  /// threads): puts back the waits a throwing handler left uncalled (first
-  /// in line), and returns true when the caller must post the slice
+  /// After a batch that take_slice said needs it (one thread), or when a
+  /// handler threw: puts back the waits a throwing handler left uncalled
+  /// (first in line), and returns true when the caller must post the slice
   /// operation because waits remain.
   bool put_back(wait_op_queue& rest, bool more_to_expire)
   {

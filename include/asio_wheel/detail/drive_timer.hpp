@@ -43,6 +43,8 @@
 #include <asio_wheel/detail/tick_grid.hpp>
 #include <asio_wheel/detail/timing_wheel.hpp>
 
+#include <boost/config.hpp>
+
 #include <algorithm>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
@@ -89,18 +91,11 @@ public:
   /// every wait that becomes pending: it unparks the timers.
   void arm_no_later_than(tick_type due)
   {
-    unpark(timers_[0]);
-    unpark(timers_[1]);
-    if (due >= armed_tick() || timers_[0].busy || timers_[1].busy)
-      return;  // a busy timer re-arms for the next due tick when it completes
-    if (timer* t = idle_timer())
-    {
-      arm(*t, due);
+    // Inline, the usual call: none is parked (a lone wait unparks them: the
+    // test that sends it on comes first), and a timer is armed in time.
+    if (!timers_[0].parked && !timers_[1].parked && due >= armed_tick())
       return;
-    }
-    // Both armed too late: cancel the later, and re-arm when its aborted
-    // wait completes. The earlier one may still be the next but one.
-    cancel(later_timer());
+    unpark_and_arm(due);
   }
 
   /// After arm_no_later_than(@p next): true if arm_ahead() may have work,
@@ -208,6 +203,23 @@ private:
   timer& later_timer() noexcept
   {
     return timers_[0].tick < timers_[1].tick ? timers_[1] : timers_[0];
+  }
+
+  // arm_no_later_than's work, where its usual call is not enough.
+  BOOST_NOINLINE void unpark_and_arm(tick_type due)
+  {
+    unpark(timers_[0]);
+    unpark(timers_[1]);
+    if (due >= armed_tick() || timers_[0].busy || timers_[1].busy)
+      return;  // a busy timer re-arms for the next due tick when it completes
+    if (timer* t = idle_timer())
+    {
+      arm(*t, due);
+      return;
+    }
+    // Both armed too late: cancel the later, and re-arm when its aborted
+    // wait completes. The earlier one may still be the next but one.
+    cancel(later_timer());
   }
 
   void arm(timer& t, tick_type due)

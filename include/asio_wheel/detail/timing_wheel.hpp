@@ -41,8 +41,10 @@
 #ifndef ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
 #define ASIO_WHEEL_DETAIL_TIMING_WHEEL_HPP
 
+#include <asio_wheel/detail/bits.hpp>
 #include <asio_wheel/detail/config.hpp>
 
+#include <boost/config.hpp>
 #include <boost/intrusive/list.hpp>
 
 #include <algorithm>
@@ -152,7 +154,13 @@ public:
   /// never_tick when nothing is filed short of max_tick. The drive timer is
   /// armed for it: advancing to it processes something or refreshes a stale
   /// minimum.
-  ASIO_WHEEL_DECL tick_type next_due() const noexcept;
+  tick_type next_due() const noexcept
+  {
+    // Every filed tick lies after current_ (no advance is in progress), so
+    // nothing is skipped: the earliest filed tick, or a slot minimum before
+    // it.
+    return next_due_after(current_);
+  }
 
   /// As next_due(), for the entries filed after @p after: a tick after
   /// @p after at or before the earliest of them, or never_tick if there is
@@ -163,7 +171,11 @@ public:
   /// when nothing else is due within a revolution. The drive timer's second
   /// timer is armed for it ahead of time (see drive_timer.hpp); never_tick
   /// leaves that timer idle, where a guess could cost a wakeup.
-  ASIO_WHEEL_DECL tick_type next_due_after(tick_type after) const noexcept;
+  tick_type next_due_after(tick_type after) const noexcept
+  {
+    const tick_type t = due_in_next_slot(after);
+    return t != never_tick ? t : search_due_after(after);
+  }
 
   /// Processes all ticks up to and including @p to. For each entry filed at
   /// or before @p to in level 0, `due_of(entry)` gives its real due tick: if
@@ -256,12 +268,78 @@ private:
 
   ASIO_WHEEL_DECL void mark_occupied(std::size_t s) noexcept;
   ASIO_WHEEL_DECL void mark_empty(std::size_t s) noexcept;
-  // The first occupied level-0 slot in [from, slots), or npos.
-  ASIO_WHEEL_DECL std::size_t next_occupied(std::size_t from) const noexcept;
+  // The first occupied level-0 slot in [from, slots), or npos. Inline for
+  // the usual answer, in from's own bitmap word; the summary level finds
+  // the others.
+  BOOST_FORCEINLINE std::size_t next_occupied(std::size_t from) const noexcept
+  {
+    if (from > mask_)
+      return npos;
+    const std::size_t w = from / word_bits;
+    const std::uint64_t first =
+        occupied_[w] & (~std::uint64_t(0) << (from % word_bits));
+    if (first != 0)
+      return w * word_bits + lowest_bit(first);
+    return next_occupied_word(w + 1);
+  }
+  // The first occupied level-0 slot in the bitmap words from w on, or npos.
+  ASIO_WHEEL_DECL std::size_t next_occupied_word(std::size_t w) const noexcept;
+
   // The earliest slot the pass must walk next, at position_ (the levels at
   // or below cursor_) or later, and at or before target_: false if none.
+  // Its usual answers inline, exactly as next_slot_of_pass gives them: with
+  // no upper slot's block begun by target_ (upper_floor_, the usual case,
+  // skips the upper levels), the first occupied level-0 slot from
+  // position_, if it lies after target_ (none: the pass is done) or holds a
+  // minimum due by then (walk it). A slot of later rounds only, or a search
+  // that wraps round the slot array, is next_slot_of_pass's.
+  bool next_slot(tick_type& tick, unsigned& level) noexcept
+  {
+    if (upper_floor_ > target_)
+    {
+      if (position_ > target_)
+        return false;
+      const std::size_t start = static_cast<std::size_t>(position_) & mask_;
+      const std::size_t s = next_occupied(start);
+      if (s != npos)
+      {
+        const tick_type t = position_ + static_cast<tick_type>(s - start);
+        if (t > target_)
+          return false;
+        if (slots_[s].min_filed <= target_)
+        {
+          tick = t;
+          level = 0;
+          return true;
+        }
+      }
+    }
+    return next_slot_of_pass(tick, level);
+  }
   ASIO_WHEEL_DECL bool next_slot_of_pass(
       tick_type& tick, unsigned& level) noexcept;
+
+  // next_due_after's usual answer, exactly as search_due_after gives it,
+  // or never_tick where that must search: the first occupied level-0 slot
+  // after `after` holds a minimum due in this revolution (the slot's first
+  // tick after `after`: nothing in a later slot comes earlier), and no
+  // upper slot's block begins before it (upper_floor_). Two of these, inline,
+  // find the drive timer's two ticks in the usual wakeup.
+  tick_type due_in_next_slot(tick_type after) const noexcept
+  {
+    const tick_type base = after + 1;
+    const std::size_t start = static_cast<std::size_t>(base) & mask_;
+    const std::size_t s = next_occupied(start);
+    if (s == npos)
+      return never_tick;
+    const tick_type m = slots_[s].min_filed;
+    const tick_type position = base + static_cast<tick_type>(s - start);
+    return m > after && m <= position && m <= upper_floor_ && m < max_tick
+        ? m
+        : never_tick;
+  }
+  // next_due_after, by a search of every level.
+  ASIO_WHEEL_DECL tick_type search_due_after(tick_type after) const noexcept;
   // The first tick at or after `from` at which the pass must walk an upper
   // level's slot: where the block of the slot's earliest entry begins.
   ASIO_WHEEL_DECL tick_type upper_walk_tick(
@@ -389,7 +467,7 @@ void timing_wheel::advance(
 
     tick_type t;
     unsigned level;
-    if (!next_slot_of_pass(t, level))
+    if (!next_slot(t, level))
     {
       current_ = target_;
       advancing_ = false;
@@ -398,7 +476,7 @@ void timing_wheel::advance(
     if (visits >= max_visits)
       return;
     slot& sl = slot_of(level, t);
-    detached_.swap(sl.entries);
+    detached_.splice(detached_.end(), sl.entries);  // detached_ is empty
     sl.min_filed = never_tick;
     detached_level_ = level;
     if (level == 0)

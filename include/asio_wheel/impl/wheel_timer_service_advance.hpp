@@ -60,6 +60,8 @@ inline void wheel_timer_service<Clock, WaitTraits>::on_drive(
     void* owner, const error_code& ec, unsigned which)
 {
   wheel_timer_service* self = static_cast<wheel_timer_service*>(owner);
+  detail::wait_op_queue batch;
+  slice_plan plan;
   {
     lock_type lock(self->mutex_);
     self->drive_.completed(which);
@@ -75,8 +77,10 @@ inline void wheel_timer_service<Clock, WaitTraits>::on_drive(
     }
     else if (!self->wheel_.advancing())
       self->arm_for_next_due();
+    // In the same critical section: a wakeup takes the lock once.
+    plan = self->take_slice(batch);
   }
-  self->run_slice();
+  self->run_slice(batch, plan);
 }
 
 template <typename Clock, typename WaitTraits>

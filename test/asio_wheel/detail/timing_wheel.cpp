@@ -165,6 +165,53 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(w.empty());
 }
 
+// next_due_after answers the usual case inline, from the first occupied level-0 slot; an upper
+// slot whose block begins before that slot's tick must send it to the full search.
+BOOST_AUTO_TEST_CASE(
+    next_due_after_looks_at_an_upper_block_before_the_next_level0_slot)
+{
+  test_entry a, b, d;  // declared first: they outlive the wheel
+  timing_wheel w(8);
+  insert(w, a, 7);  // level 0
+  insert(w, b, 9);  // level 1, the block of ticks 8-15
+  BOOST_TEST(advance(w, 3).empty());
+  insert(w, d, 10);  // level 0 now: slot 2, after a's slot 7 in tick order
+  BOOST_TEST(w.next_due() == 7);
+  BOOST_TEST(w.next_due_after(7) == 9, "b, in level 1, is due before d");
+  BOOST_TEST(advance(w, 7).size() == 1u);
+  BOOST_TEST(w.next_due() == 9);
+  BOOST_TEST(advance(w, 9).size() == 1u);
+  BOOST_TEST(b.expired_at == 9);
+  BOOST_TEST(w.next_due() == 10);
+  BOOST_TEST(advance(w, 10).size() == 1u);
+  BOOST_TEST(d.expired_at == 10);
+}
+
+// A pass finds its next slot inline when the first occupied level-0 slot is due in it; a slot
+// that holds only a later round (here after a rewind) must be skipped, not walked, and must not
+// end the pass either.
+BOOST_AUTO_TEST_CASE(pass_skips_a_first_slot_of_later_rounds_to_a_due_one)
+{
+  test_entry x, y, z;  // declared first: they outlive the wheel
+  timing_wheel w(8);
+  insert(w, x, 6);  // slot 6
+  BOOST_TEST(advance(w, 5).empty());
+  insert(w, y, 12);  // slot 4
+  w.rewind(1);
+  insert(w, z, 5);  // slot 5
+  // From tick 2: slot 4 first, whose minimum (12) is a later round; then 5 and 6.
+  const std::vector<test_entry*> expired = advance(w, 6);
+  BOOST_TEST(expired.size() == 2u);
+  BOOST_TEST(z.expired_at == 6);
+  BOOST_TEST(x.expired_at == 6);
+  BOOST_TEST(y.expired == 0);
+  BOOST_TEST(
+      w.round_revisits() == 0u, "slot 4 must not be walked before tick 12");
+  BOOST_TEST(advance(w, 11).empty());
+  BOOST_TEST(advance(w, 12).size() == 1u);
+  BOOST_TEST(y.expired_at == 12);
+}
+
 BOOST_AUTO_TEST_CASE(slot_whose_entries_are_all_later_rounds_is_not_walked)
 {
   test_entry far;  // declared first: outlives the wheel
@@ -450,6 +497,25 @@ BOOST_AUTO_TEST_CASE(randomized_against_reference_model)
         BOOST_TEST_REQUIRE(w.next_due() <= earliest,
             "seed " << seed << ": next_due " << w.next_due()
                     << " after the earliest due " << earliest);
+        // At or before every filed tick (filed at or before its due tick); and
+        // next_due_after(after), for any tick from the wheel's position on,
+        // after `after` and at or before every tick filed after it.
+        for (auto& [p, due] : model)
+          BOOST_TEST_REQUIRE(w.next_due() <= p->filed_tick(),
+              "seed " << seed << ": next_due " << w.next_due()
+                      << " after an entry filed at " << p->filed_tick());
+        {
+          const tick_type after =
+              now + run.ahead(static_cast<tick_type>(slots * 3 + 3));
+          const tick_type r = w.next_due_after(after);
+          BOOST_TEST_REQUIRE(r > after,
+              "seed " << seed << ": next_due_after(" << after << ") is " << r);
+          for (auto& [p, due] : model)
+            BOOST_TEST_REQUIRE((p->filed_tick() <= after || r == never_tick
+                                   || r <= p->filed_tick()),
+                "seed " << seed << ": next_due_after(" << after << ") is " << r
+                        << ", after an entry filed at " << p->filed_tick());
+        }
         // next_due_after(next): after next, and at or before every entry filed after next, or
         // never_tick (none, or it cannot tell).
         if (const tick_type next = w.next_due(); next != never_tick)

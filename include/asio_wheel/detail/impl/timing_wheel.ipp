@@ -140,18 +140,10 @@ void timing_wheel::mark_empty(std::size_t s) noexcept
     summary_[w / word_bits] &= ~(std::uint64_t(1) << (w % word_bits));
 }
 
-std::size_t timing_wheel::next_occupied(std::size_t from) const noexcept
+std::size_t timing_wheel::next_occupied_word(
+    std::size_t next_word) const noexcept
 {
-  if (from > mask_)
-    return npos;
-  std::size_t w = from / word_bits;
-  const std::uint64_t first =
-      occupied_[w] & (~std::uint64_t(0) << (from % word_bits));
-  if (first != 0)
-    return w * word_bits + lowest_bit(first);
-
   // Find the next non-empty word through the summary level.
-  std::size_t next_word = w + 1;
   for (std::size_t sw = next_word / word_bits; sw < summary_.size(); ++sw)
   {
     std::uint64_t bits = summary_[sw];
@@ -159,7 +151,7 @@ std::size_t timing_wheel::next_occupied(std::size_t from) const noexcept
       bits &= ~std::uint64_t(0) << (next_word % word_bits);
     if (bits != 0)
     {
-      w = sw * word_bits + lowest_bit(bits);
+      const std::size_t w = sw * word_bits + lowest_bit(bits);
       return w * word_bits + lowest_bit(occupied_[w]);
     }
   }
@@ -273,14 +265,7 @@ bool timing_wheel::next_slot_of_pass(tick_type& tick, unsigned& level) noexcept
   return true;
 }
 
-tick_type timing_wheel::next_due() const noexcept
-{
-  // Every filed tick lies after current_ (no advance is in progress), so
-  // nothing is skipped: the earliest filed tick, or a slot minimum before it.
-  return next_due_after(current_);
-}
-
-tick_type timing_wheel::next_due_after(tick_type after) const noexcept
+tick_type timing_wheel::search_due_after(tick_type after) const noexcept
 {
   if (size_ == 0 || after >= max_tick)
     return never_tick;
