@@ -263,11 +263,17 @@ public:
   void arm_timeout(implementation_type& entry, detail::wait_op_base* op,
       const time_point& expiry, detail::timer_slack slack = {});
 
-  /// Takes back the timeout @p op armed on @p entry, without completing it,
-  /// and unlinks the entry: O(1), no completion, no allocation. Returns
-  /// false if the timeout has already been decided (it fired, or was
-  /// abandoned at shutdown): then @p op completes or is destroyed as usual.
-  bool withdraw_timeout(implementation_type& entry, detail::wait_op_base* op);
+  /// Takes back the timeout @p op armed on @p entry, without completing it:
+  /// O(1), no completion, no allocation. The entry is unlinked, or, with
+  /// @p keep_entry, may stay in the wheel as a ghost (retire), which the
+  /// next arm_timeout on it reuses without a list operation: for an entry
+  /// that lives on and times one operation after another (the Beast
+  /// stream's), whose owner then calls destroy(entry) before it goes away.
+  /// Returns false if the timeout has already been decided (it fired, or
+  /// was abandoned at shutdown): then @p op completes or is destroyed as
+  /// usual.
+  bool withdraw_timeout(implementation_type& entry, detail::wait_op_base* op,
+      bool keep_entry = false);
 
   /// @}
 

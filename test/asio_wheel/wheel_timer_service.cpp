@@ -1055,6 +1055,60 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST(!abandoned.completed_before_decided);
 }
 
+// withdraw_timeout(keep_entry), as the Beast stream withdraws its embedded timeouts: with an
+// earlier wait pending (the drive timer armed for it), the withdrawn timeout's entry stays in the
+// wheel as a ghost, and the next arm_timeout reuses it where it is filed, no list operation. The
+// re-armed timeout still fires at its own expiry, never at the ghost's tick; a ghost that nothing
+// re-arms is dropped when the walk reaches it, without a completion; destroy() unlinks one.
+// Without keep_entry the entry is unlinked.
+BOOST_DATA_TEST_CASE(a_kept_entry_stays_a_ghost_that_the_next_arm_reuses,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  hooked_timeout reused, dropped, destroyed, unlinked;
+  asio::io_context io(concurrency_hint);
+  manual_service& service = install_service(io, make_options(tick, 8));
+  manual_timer earlier(io, manual_clock::now() + ticks(2, tick));
+  wait_record earlier_wait;
+  earlier.async_wait(record_into(earlier_wait));
+  settle(io);
+
+  const auto start = manual_clock::now();
+  service.arm_timeout(reused.entry, &reused, start + ticks(20, tick));
+  const auto filed = reused.entry.filed_tick();
+  BOOST_TEST(service.withdraw_timeout(reused.entry, &reused, true));
+  BOOST_TEST(reused.entry.in_wheel(), "a kept entry was unlinked");
+  service.arm_timeout(reused.entry, &reused, start + ticks(30, tick));
+  BOOST_TEST(reused.entry.in_wheel());
+  BOOST_TEST(reused.entry.filed_tick() == filed, "the ghost was re-filed");
+
+  // The other two, withdrawn and kept; one is destroyed at once.
+  service.arm_timeout(dropped.entry, &dropped, start + ticks(10, tick));
+  BOOST_TEST(service.withdraw_timeout(dropped.entry, &dropped, true));
+  service.arm_timeout(destroyed.entry, &destroyed, start + ticks(12, tick));
+  BOOST_TEST(service.withdraw_timeout(destroyed.entry, &destroyed, true));
+  BOOST_TEST(destroyed.entry.in_wheel());
+  service.destroy(destroyed.entry);
+  BOOST_TEST(!destroyed.entry.in_wheel(), "destroy left a ghost");
+  service.arm_timeout(unlinked.entry, &unlinked, start + ticks(14, tick));
+  BOOST_TEST(service.withdraw_timeout(unlinked.entry, &unlinked));
+  BOOST_TEST(!unlinked.entry.in_wheel());
+
+  advance_in_steps(io, ticks(20, tick), tick);
+  BOOST_TEST(earlier_wait.succeeded_once());
+  BOOST_TEST(!dropped.entry.in_wheel(), "the walk kept a ghost");
+  BOOST_TEST(dropped.decided == 0);
+  BOOST_TEST(dropped.completed == 0);
+  BOOST_TEST(reused.decided == 0, "fired at the ghost's tick");
+  advance_in_steps(io, ticks(9, tick), tick);
+  BOOST_TEST(reused.decided == 0, "fired before its expiry");
+  advance_in_steps(io, ticks(2, tick), tick);
+  BOOST_TEST(reused.decided == 1);
+  BOOST_TEST(reused.completed == 1);
+  BOOST_TEST(!reused.entry.in_wheel());
+  BOOST_TEST(destroyed.decided + destroyed.completed == 0);
+  BOOST_TEST(unlinked.decided + unlinked.completed == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(lookup)

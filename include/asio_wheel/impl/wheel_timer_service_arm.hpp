@@ -87,7 +87,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::arm_timeout(
 
 template <typename Clock, typename WaitTraits>
 inline bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
-    implementation_type& entry, detail::wait_op_base* op)
+    implementation_type& entry, detail::wait_op_base* op, bool keep_entry)
 {
   {
     lock_type lock(mutex_);
@@ -96,10 +96,15 @@ inline bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
     entry.waits.pop();  // op, the entry's only wait
     op->timer = nullptr;
     --stats_.pending_waits;
-    --stats_.timers_in_wheel;
     ++stats_.timeouts_withdrawn;
-    wheel_.erase(entry);
-    disarm_if_idle();
+    if (keep_entry)
+      retire(entry);  // a ghost, unless the drive timer is armed for it
+    else
+    {
+      --stats_.timers_in_wheel;
+      wheel_.erase(entry);
+      disarm_if_idle();
+    }
   }
   // The wait's unit of work (enqueue_wait): it will not complete.
   scheduler_.work_finished();

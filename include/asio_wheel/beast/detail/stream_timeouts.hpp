@@ -219,7 +219,9 @@ struct op_state
   {
     timeout_op<Impl>* o = std::exchange(armed, nullptr);
     ++generation;
-    if (!impl.service.withdraw_timeout(o->entry, o))
+    // The embedded entry stays in the wheel as a ghost for the next arm
+    // (the stream's state unlinks it at its end); one from the heap goes.
+    if (!impl.service.withdraw_timeout(o->entry, o, !o->heap))
       return true;
     if (o->fire_ex)
       o->fire_ex = asio::any_io_executor();
