@@ -265,15 +265,16 @@ public:
 
   /// Takes back the timeout @p op armed on @p entry, without completing it:
   /// O(1), no completion, no allocation. The entry is unlinked, or, with
-  /// @p keep_entry, may stay in the wheel as a ghost (retire), which the
-  /// next arm_timeout on it reuses without a list operation: for an entry
-  /// that lives on and times one operation after another (the Beast
-  /// stream's), whose owner then calls destroy(entry) before it goes away.
+  /// KeepEntry, may stay in the wheel as a ghost (retire), which the next
+  /// arm_timeout on it reuses without a list operation: for an entry that
+  /// lives on and times one operation after another (the Beast stream's),
+  /// whose owner then calls destroy(entry) before it goes away. (A template
+  /// parameter, so that cancel_after's withdraw has no branch to inline.)
   /// Returns false if the timeout has already been decided (it fired, or
   /// was abandoned at shutdown): then @p op completes or is destroyed as
   /// usual.
-  bool withdraw_timeout(implementation_type& entry, detail::wait_op_base* op,
-      bool keep_entry = false);
+  template <bool KeepEntry = false>
+  bool withdraw_timeout(implementation_type& entry, detail::wait_op_base* op);
 
   /// @}
 

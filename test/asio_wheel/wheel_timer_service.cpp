@@ -1055,12 +1055,12 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST(!abandoned.completed_before_decided);
 }
 
-// withdraw_timeout(keep_entry), as the Beast stream withdraws its embedded timeouts: with an
+// withdraw_timeout<true> (KeepEntry), as the Beast stream withdraws its embedded timeouts: with an
 // earlier wait pending (the drive timer armed for it), the withdrawn timeout's entry stays in the
 // wheel as a ghost, and the next arm_timeout reuses it where it is filed, no list operation. The
 // re-armed timeout still fires at its own expiry, never at the ghost's tick; a ghost that nothing
 // re-arms is dropped when the walk reaches it, without a completion; destroy() unlinks one.
-// Without keep_entry the entry is unlinked.
+// Without KeepEntry the entry is unlinked.
 BOOST_DATA_TEST_CASE(a_kept_entry_stays_a_ghost_that_the_next_arm_reuses,
     boost::unit_test::data::make(concurrency_hints), concurrency_hint)
 {
@@ -1075,7 +1075,7 @@ BOOST_DATA_TEST_CASE(a_kept_entry_stays_a_ghost_that_the_next_arm_reuses,
   const auto start = manual_clock::now();
   service.arm_timeout(reused.entry, &reused, start + ticks(20, tick));
   const auto filed = reused.entry.filed_tick();
-  BOOST_TEST(service.withdraw_timeout(reused.entry, &reused, true));
+  BOOST_TEST(service.withdraw_timeout<true>(reused.entry, &reused));
   BOOST_TEST(reused.entry.in_wheel(), "a kept entry was unlinked");
   service.arm_timeout(reused.entry, &reused, start + ticks(30, tick));
   BOOST_TEST(reused.entry.in_wheel());
@@ -1083,9 +1083,9 @@ BOOST_DATA_TEST_CASE(a_kept_entry_stays_a_ghost_that_the_next_arm_reuses,
 
   // The other two, withdrawn and kept; one is destroyed at once.
   service.arm_timeout(dropped.entry, &dropped, start + ticks(10, tick));
-  BOOST_TEST(service.withdraw_timeout(dropped.entry, &dropped, true));
+  BOOST_TEST(service.withdraw_timeout<true>(dropped.entry, &dropped));
   service.arm_timeout(destroyed.entry, &destroyed, start + ticks(12, tick));
-  BOOST_TEST(service.withdraw_timeout(destroyed.entry, &destroyed, true));
+  BOOST_TEST(service.withdraw_timeout<true>(destroyed.entry, &destroyed));
   BOOST_TEST(destroyed.entry.in_wheel());
   service.destroy(destroyed.entry);
   BOOST_TEST(!destroyed.entry.in_wheel(), "destroy left a ghost");

@@ -86,8 +86,9 @@ inline void wheel_timer_service<Clock, WaitTraits>::arm_timeout(
 }
 
 template <typename Clock, typename WaitTraits>
+template <bool KeepEntry>
 inline bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
-    implementation_type& entry, detail::wait_op_base* op, bool keep_entry)
+    implementation_type& entry, detail::wait_op_base* op)
 {
   {
     lock_type lock(mutex_);
@@ -97,7 +98,7 @@ inline bool wheel_timer_service<Clock, WaitTraits>::withdraw_timeout(
     op->timer = nullptr;
     --stats_.pending_waits;
     ++stats_.timeouts_withdrawn;
-    if (keep_entry)
+    if constexpr (KeepEntry)
       retire(entry);  // a ghost, unless the drive timer is armed for it
     else
     {

@@ -221,7 +221,8 @@ struct op_state
     ++generation;
     // The embedded entry stays in the wheel as a ghost for the next arm
     // (the stream's state unlinks it at its end); one from the heap goes.
-    if (!impl.service.withdraw_timeout(o->entry, o, !o->heap))
+    if (!(o->heap ? impl.service.withdraw_timeout(o->entry, o)
+                  : impl.service.template withdraw_timeout<true>(o->entry, o)))
       return true;
     if (o->fire_ex)
       o->fire_ex = asio::any_io_executor();
