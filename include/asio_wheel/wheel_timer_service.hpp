@@ -37,7 +37,8 @@
 //             included: the timer is going away or being moved over.
 //   withdraw  take back a per-operation timeout whose operation completed
 //             first: the wait is unlinked without being decided, and never
-//             completes.
+//             completes; its entry is unlinked, or retired (the Beast
+//             stream's, which lives on with the stream).
 //   abandon   after shutdown, a new wait is decided and handed to the
 //             scheduler, which destroys it without calling its handler, as
 //             Asio does with its own timers.
