@@ -127,6 +127,10 @@ public:
       wait_op_base* op = deferred_aborts_[i];
       op->timer = nullptr;
       op->set_aborted();
+      // Its owner's hook, if any, runs here rather than when it was
+      // aborted: reading the operation then would be a cache miss per
+      // re-arm (W1 at 100k timers: 120 -> 190 ns per re-arm).
+      op->decided();
       decided_.push(op);
     }
     decided_count_ += n;

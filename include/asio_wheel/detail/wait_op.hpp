@@ -53,7 +53,9 @@ protected:
 
 /// A wait whose owner is told the moment the service decides it, before its
 /// completion is queued: under the service's lock when it expires or is
-/// aborted, and on the thread that abandons it after shutdown. Until then the
+/// aborted (a timer's lone wait, aborted without touching its operation, when
+/// the aborts are marked: completion_slices::mark_deferred_aborts), and on the
+/// thread that abandons it after shutdown. Until then the
 /// wait can still be withdrawn (wheel_timer_service::withdraw_timeout), so an
 /// owner whose state lives as long as the operation the wait times out can
 /// take, in the hook and only there, what the completion will need after that

@@ -58,8 +58,8 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
     if (front && front == back)
     {
       // The usual lone wait (a re-arm on every message): unqueued from
-      // the FIFO's ends alone, its operation untouched (see defer_abort).
-      front->decided();
+      // the FIFO's ends alone, its operation untouched (see defer_abort),
+      // not even read: the marking tells its owner, if it has a hook.
       slices_.defer_abort(request, front);
       front = back = nullptr;
       n = 1;
