@@ -66,13 +66,15 @@ private:
 
 // keepalive_chat_server started with `flags` plus --port 0; the constructor
 // reads "listening on 127.0.0.1:PORT" (failing the test if it does not come
-// within 5 s) and the destructor SIGKILLs the server if the test did not stop it.
-// A Windows server (under Wine) that exits before that line is started once
-// more: see the constructor.
+// within 5 s). The destructor ends a server the test did not stop: a Linux
+// server with SIGKILL, a Windows one with Ctrl-C (see the destructor).
 class server_process
 {
 public:
   explicit server_process(const std::vector<std::string>& flags);
+  ~server_process();
+  server_process(const server_process&) = delete;
+  server_process& operator=(const server_process&) = delete;
   unsigned short port() const { return port_; }
   child_process& process() { return *process_; }
   std::uint64_t rss_bytes() const;  // VmRSS from /proc/PID/status
