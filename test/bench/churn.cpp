@@ -21,9 +21,12 @@
 //       References, no budget: the blind floor stores Clock::now() + 30s into
 //       a random element of an array of time points; the read floor reads a
 //       pending count from a random timer-sized object and stores into it;
-//       the locked store stores into a random timer-sized object under an
-//       uncontended wheel_mutex (the service's lock: a compare-and-swap and
-//       an exchange) and reads nothing. A store overlaps its cache miss with
+//       the prefetched read floor does the same after prefetching the object
+//       before the clock read, as reschedule_after does (the least a refresh
+//       that reads its timer can cost); the locked store stores into a
+//       random timer-sized object under an uncontended wheel_mutex (the
+//       service's lock: a compare-and-swap and an exchange) and reads
+//       nothing. A store overlaps its cache miss with
 //       the next refresh; a read does not, because the vDSO reads the clock
 //       with an ordered TSC read (RDTSCP or LFENCE; RDTSC), which waits for
 //       every earlier load; and a locked instruction waits for every earlier
@@ -33,7 +36,10 @@
 //
 //       The same refreshes after a read of the whole connection object (as
 //       a read handler that worked on the connection has brought it into
-//       the cache), for both the idiom and the wheel, and the read alone.
+//       the cache), for both the idiom and the wheel.
+//
+//       Under callgrind (callgrind_churn.sh) each W2 loop is a dump of its
+//       own, named by its side and its refreshes: instructions per refresh.
 //
 // Both implementations run in the same process, one after the other, on the
 // same index sequence; each figure is the median of --reps repetitions. The
@@ -46,6 +52,13 @@
 #include <asio_wheel.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+
+#if __has_include(<valgrind/callgrind.h>)
+# include <valgrind/callgrind.h>
+#else
+# define CALLGRIND_ZERO_STATS
+# define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -154,6 +167,13 @@ churn_result run_w1(
   return r;
 }
 
+/// A W2 loop's callgrind dump: "W2 SIDE[ warm] refreshes=R".
+std::string callgrind_label(const char* side, bool warm, std::size_t rearms)
+{
+  return std::string("W2 ") + side + (warm ? " warm" : "")
+      + " refreshes=" + std::to_string(rearms);
+}
+
 /// Reads every cache line of the object at @p p (a read handler that worked
 /// on the connection has brought it into the cache); returns a sum to keep.
 template <class T>
@@ -179,6 +199,7 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
   std::size_t moved = 0;
   unsigned touched = 0;
 
+  CALLGRIND_ZERO_STATS;
   const bench::stopwatch watch;
   for (std::size_t i = 0; i < rearms; ++i)
   {
@@ -193,6 +214,8 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
   fleet.io.poll();
 
   churn_result r = per_rearm(watch, rearms);
+  const std::string dump = callgrind_label("wheel_timer", warm, rearms);
+  CALLGRIND_DUMP_STATS_AT(dump.c_str());
   bench::keep(touched);
   r.handlers_expected = 0;
   r.handlers_ran =
@@ -267,6 +290,7 @@ churn_result run_w2_idiom(
       fleet.counts.aborted + fleet.counts.succeeded;
   unsigned touched = 0;
 
+  CALLGRIND_ZERO_STATS;
   const bench::stopwatch watch;
   for (std::size_t i = 0; i < rearms; ++i)
   {
@@ -280,6 +304,8 @@ churn_result run_w2_idiom(
   fleet.io.poll();
 
   churn_result r = per_rearm(watch, rearms);
+  const std::string dump = callgrind_label("steady_idiom", warm, rearms);
+  CALLGRIND_DUMP_STATS_AT(dump.c_str());
   bench::keep(touched);
   r.handlers_ran =
       fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
@@ -309,9 +335,10 @@ struct timer_sized
 };
 
 /// The read floor (see the top of the file): one clock read, one read of a
-/// random timer-sized object and one store into it.
-churn_result run_read_floor(
-    std::vector<timer_sized>& timers, std::size_t rearms, std::uint64_t seed)
+/// random timer-sized object and one store into it; if @p prefetch, the
+/// object prefetched before the clock read (the prefetched read floor).
+churn_result run_read_floor(std::vector<timer_sized>& timers,
+    std::size_t rearms, std::uint64_t seed, bool prefetch)
 {
   bench::index_generator pick(seed);
   const std::size_t n = timers.size();
@@ -320,6 +347,15 @@ churn_result run_read_floor(
   for (std::size_t i = 0; i < rearms; ++i)
   {
     timer_sized& t = timers[pick.below(n)];
+    if (prefetch)
+    {
+      // reschedule_after's order: prefetch, clock, then the timer.
+      asio_wheel::detail::prefetch_for_write(&t, sizeof t);
+      const auto expiry = clock_type::now() + idle_timeout;
+      pending += t.pending;
+      t.expiry = expiry;
+      continue;
+    }
     pending += t.pending;
     t.expiry = clock_type::now() + idle_timeout;
   }
@@ -389,17 +425,17 @@ int main(int argc, char** argv)
               "\nCPU ns per re-arm (thread CPU time), median of %d x %zu "
               "re-arms, io.poll() every %zu\n\n",
       reps, rearms, poll_every);
-  std::printf("%8s %11s %11s %9s | %11s %11s %9s | %9s %9s %9s | %11s "
-              "%11s %9s\n",
+  std::printf("%8s %10s %10s %8s | %10s %10s %8s | %7s %7s %7s %7s | "
+              "%10s %10s %8s\n",
       "N", "steady W1", "wheel W1", "W1 ratio", "idiom W2", "wheel W2",
-      "W2/idiom", "floor", "rfloor", "locked", "warm idiom", "warm wheel",
-      "ratio");
+      "W2/idiom", "floor", "rfloor", "pfloor", "locked", "warm idiom",
+      "warm wheel", "ratio");
 
   struct row
   {
     std::size_t n;
     double steady_w1, wheel_w1, idiom_w2, wheel_w2, floor, read_floor,
-        locked_store, warm_idiom, warm_wheel;
+        prefetched_read_floor, locked_store, warm_idiom, warm_wheel;
   };
   std::vector<row> rows;
 
@@ -407,7 +443,7 @@ int main(int argc, char** argv)
   {
     // CPU ns per re-arm of each repetition, and wall ns for the JSON.
     std::vector<double> steady_w1, wheel_w1, idiom_w2, wheel_w2, floor,
-        read_floor, locked_store, warm_idiom, warm_wheel;
+        read_floor, prefetched_read_floor, locked_store, warm_idiom, warm_wheel;
     std::vector<double> steady_w1_wall, wheel_w1_wall, idiom_w2_wall,
         wheel_w2_wall, floor_wall;
     {
@@ -476,10 +512,13 @@ int main(int argc, char** argv)
       std::vector<timer_sized> timers(n);
       for (int rep = 0; rep < reps; ++rep)
       {
-        const churn_result r = run_read_floor(timers, rearms, 2000 + rep);
+        const churn_result r =
+            run_read_floor(timers, rearms, 2000 + rep, false);
         report.check(r.moved_or_cancelled == rearms,
             "read floor: every object read had one pending wait");
         read_floor.push_back(r.ns_per_op);
+        prefetched_read_floor.push_back(
+            run_read_floor(timers, rearms, 2000 + rep, true).ns_per_op);
         locked_store.push_back(
             run_locked_store(timers, rearms, 2000 + rep).ns_per_op);
       }
@@ -491,15 +530,17 @@ int main(int argc, char** argv)
 
     row r{n, bench::median(steady_w1), bench::median(wheel_w1),
         bench::median(idiom_w2), bench::median(wheel_w2), bench::median(floor),
-        bench::median(read_floor), bench::median(locked_store),
-        bench::median(warm_idiom), bench::median(warm_wheel)};
+        bench::median(read_floor), bench::median(prefetched_read_floor),
+        bench::median(locked_store), bench::median(warm_idiom),
+        bench::median(warm_wheel)};
     rows.push_back(r);
-    std::printf("%8s %11.1f %11.1f %9.3f | %11.1f %11.1f %9.3f | %9.1f %9.1f "
-                "%9.1f | %11.1f %11.1f %9.3f\n",
+    std::printf("%8s %10.1f %10.1f %8.3f | %10.1f %10.1f %8.3f | %7.1f %7.1f "
+                "%7.1f %7.1f | %10.1f %10.1f %8.3f\n",
         bench::size_label(n).c_str(), r.steady_w1, r.wheel_w1,
         r.wheel_w1 / r.steady_w1, r.idiom_w2, r.wheel_w2,
-        r.wheel_w2 / r.idiom_w2, r.floor, r.read_floor, r.locked_store,
-        r.warm_idiom, r.warm_wheel, r.warm_wheel / r.warm_idiom);
+        r.wheel_w2 / r.idiom_w2, r.floor, r.read_floor, r.prefetched_read_floor,
+        r.locked_store, r.warm_idiom, r.warm_wheel,
+        r.warm_wheel / r.warm_idiom);
 
     report.measure("W1", "steady_timer", n, "ns_per_rearm", r.steady_w1);
     report.measure("W1", "wheel_timer", n, "ns_per_rearm", r.wheel_w1);
@@ -507,6 +548,8 @@ int main(int argc, char** argv)
     report.measure("W2", "wheel_timer", n, "ns_per_rearm", r.wheel_w2);
     report.measure("W2", "floor", n, "ns_per_rearm", r.floor);
     report.measure("W2", "read_floor", n, "ns_per_rearm", r.read_floor);
+    report.measure("W2", "prefetched_read_floor", n, "ns_per_rearm",
+        r.prefetched_read_floor);
     report.measure("W2", "locked_store", n, "ns_per_rearm", r.locked_store);
     report.measure("W2", "warm_steady_idiom", n, "ns_per_rearm", r.warm_idiom);
     report.measure("W2", "warm_wheel_timer", n, "ns_per_rearm", r.warm_wheel);
@@ -526,10 +569,11 @@ int main(int argc, char** argv)
       "/ the idiom's\nstore of the input's time into its connection (%zu "
       "bytes: steady_timer + time point)\n"
       "floor: store now()+30s into a random time point; rfloor (read floor): "
-      "read a random\n%zu-byte object, store now()+30s into it; locked: the "
-      "same store under a wheel_mutex,\nnothing read (references, no "
-      "budget)\nwarm: the same refreshes after a read of every cache line of "
-      "the connection (timer) object\n",
+      "read a random\n%zu-byte object, store now()+30s into it; pfloor: the "
+      "same, the object prefetched before\nthe clock read, as "
+      "reschedule_after does; locked: the store under a wheel_mutex, nothing\n"
+      "read (references, no budget)\nwarm: the same refreshes after a read "
+      "of every cache line of the connection (timer) object\n",
       sizeof(idiom_connection), sizeof(timer_sized));
 
   for (const row& r : rows)

@@ -170,11 +170,11 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W1 churn and W2 idle refresh: CPU ns per re-arm (median of 3 x 1M re-arms)"
   echo
-  echo "| N | steady_timer W1 | wheel_timer W1 | steady_timer idiom W2 (store of the input's time) | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor | read floor | locked store | idiom W2, connection read first | wheel W2, connection read first |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| N | steady_timer W1 | wheel_timer W1 | steady_timer idiom W2 (store of the input's time) | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor | read floor | prefetched read floor | locked store | idiom W2, connection read first | wheel W2, connection read first |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 1000 100000 1000000; do
     printf '| %s' "$(label $n)"
-    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 steady_idiom" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor" "W2 read_floor" "W2 locked_store" "W2 warm_steady_idiom" "W2 warm_wheel_timer"; do
+    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 steady_idiom" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor" "W2 read_floor" "W2 prefetched_read_floor" "W2 locked_store" "W2 warm_steady_idiom" "W2 warm_wheel_timer"; do
       # shellcheck disable=SC2086
       printf ' | %s' "$(fmt "$(value $pair $n ns_per_rearm)")"
     done
