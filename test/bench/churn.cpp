@@ -187,13 +187,16 @@ unsigned touch(const T& object)
   return sum + bytes[sizeof(T) - 1];
 }
 
-/// W2 on a wheel fleet: reschedule_after on `rearms` random timers, each
-/// read first if @p warm.
-churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
-    std::size_t rearms, std::uint64_t seed, bool warm)
+/// W2's loop: `rearms` refreshes of random elements of a fleet (each read
+/// first if @p warm) at W1's event-loop cadence, although nothing is ready to
+/// run; under callgrind a dump of its own, named by @p side. @p refresh
+/// returns how many waits it moved.
+template <class Fleet, class Elements, class Refresh>
+churn_result run_w2_loop(Fleet& fleet, Elements& elements, const char* side,
+    std::size_t rearms, std::uint64_t seed, bool warm, Refresh refresh)
 {
   bench::index_generator pick(seed);
-  const std::size_t n = fleet.timers.size();
+  const std::size_t n = elements.size();
   const std::size_t handlers_before =
       fleet.counts.aborted + fleet.counts.succeeded;
   std::size_t moved = 0;
@@ -203,18 +206,17 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
   const bench::stopwatch watch;
   for (std::size_t i = 0; i < rearms; ++i)
   {
-    asio_wheel::wheel_timer& t = fleet.timers[pick.below(n)];
+    auto& element = elements[pick.below(n)];
     if (warm)
-      touched += touch(t);
-    moved += t.reschedule_after(idle_timeout);
-    // Same event-loop cadence as W1, although nothing is ready to run.
+      touched += touch(element);
+    moved += refresh(element);
     if (i % poll_every == poll_every - 1)
       fleet.io.poll();
   }
   fleet.io.poll();
 
   churn_result r = per_rearm(watch, rearms);
-  const std::string dump = callgrind_label("wheel_timer", warm, rearms);
+  const std::string dump = callgrind_label(side, warm, rearms);
   CALLGRIND_DUMP_STATS_AT(dump.c_str());
   bench::keep(touched);
   r.handlers_expected = 0;
@@ -222,6 +224,16 @@ churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
       fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
   r.moved_or_cancelled = moved;
   return r;
+}
+
+/// W2 on a wheel fleet: reschedule_after on random timers.
+churn_result run_w2(timer_fleet<asio_wheel::wheel_timer>& fleet,
+    std::size_t rearms, std::uint64_t seed, bool warm)
+{
+  return run_w2_loop(fleet, fleet.timers, "wheel_timer", rearms, seed, warm,
+      [](asio_wheel::wheel_timer& t) {
+        return t.reschedule_after(idle_timeout);
+      });
 }
 
 /// A connection of the expert's steady_timer idiom: the time of its last
@@ -280,36 +292,15 @@ struct idiom_fleet
 };
 
 /// W2 of the idiom: per input, the time of the input stored into a random
-/// connection (read first if @p warm); io.poll() at W2's cadence.
+/// connection.
 churn_result run_w2_idiom(
     idiom_fleet& fleet, std::size_t rearms, std::uint64_t seed, bool warm)
 {
-  bench::index_generator pick(seed);
-  const std::size_t n = fleet.connections.size();
-  const std::size_t handlers_before =
-      fleet.counts.aborted + fleet.counts.succeeded;
-  unsigned touched = 0;
-
-  CALLGRIND_ZERO_STATS;
-  const bench::stopwatch watch;
-  for (std::size_t i = 0; i < rearms; ++i)
-  {
-    idiom_connection& c = fleet.connections[pick.below(n)];
-    if (warm)
-      touched += touch(c);
-    c.last_input = clock_type::now();
-    if (i % poll_every == poll_every - 1)
-      fleet.io.poll();
-  }
-  fleet.io.poll();
-
-  churn_result r = per_rearm(watch, rearms);
-  const std::string dump = callgrind_label("steady_idiom", warm, rearms);
-  CALLGRIND_DUMP_STATS_AT(dump.c_str());
-  bench::keep(touched);
-  r.handlers_ran =
-      fleet.counts.aborted + fleet.counts.succeeded - handlers_before;
-  return r;
+  return run_w2_loop(fleet, fleet.connections, "steady_idiom", rearms, seed,
+      warm, [](idiom_connection& c) {
+        c.last_input = clock_type::now();
+        return std::size_t(0);
+      });
 }
 
 /// The blind floor (reference): one clock read and one store, no read.
