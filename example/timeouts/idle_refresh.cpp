@@ -4,8 +4,8 @@
 // An echo server whose connections close after a period without input, with one
 // asio_wheel::wheel_timer per connection: the timer waits once, and every line received moves
 // its expiry with reschedule_after(). No wait is cancelled and none is started again, so a
-// refresh is a few stores. Use this form when one deadline covers many operations (an idle
-// timeout, a keepalive) and you refresh it often.
+// refresh is a clock read, a read of the timer and a store. Use this form when one deadline
+// covers many operations (an idle timeout, a keepalive) and you refresh it often.
 //
 // doc/timeouts.md shows the session class, the region between the two "//! [session]" lines,
 // and the test doc_snippets fails if the two differ.
