@@ -323,7 +323,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W10 steady fleet: N idle timeouts of T spread evenly over the next T, each re-armed with expires_after(T) from its handler (5 s window after 2 s of warm-up)"
   echo
-  echo "| N | T | implementation | CPU ms per s | wheel : steady CPU | event-loop wakeups per s | wheel drive wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
+  echo "| N | T | implementation | CPU ms per s | CPU : steady_timer's | event-loop wakeups per s | wheel drive wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
   echo "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   for t in 30s 5min 1h; do
     for n in 10000 100000 1000000; do
