@@ -3,6 +3,8 @@
 // io_context's timing wheel.
 #include "server.hpp"
 
+// doc/timeouts.md shows the region between the two "//! [main]" lines.
+//! [main]
 #include <asio_wheel/beast/tcp_stream.hpp>
 
 // --idle-tolerance is this program's alone: its stream must be recognised as on the wheel.
@@ -13,3 +15,4 @@ int main(int argc, char** argv)
   return http_keepalive::run_server<asio_wheel::beast::tcp_stream>(
       argc, argv, "http_keepalive", "asio_wheel::beast::tcp_stream");
 }
+//! [main]

@@ -116,12 +116,15 @@ public:
   }
 
 private:
+  // doc/timeouts.md shows do_read and the start of on_read, the region
+  // between the two "//! [read]" lines.
+  //! [read]
   void do_read()
   {
     if (stopping_)
       return do_close();
-    request_ =
-        {};  // a fresh request before every read, or the parser misbehaves
+    // A fresh request before every read, or the parser misbehaves.
+    request_ = {};
     if constexpr (has_timeouts<Stream>)
       if (!owner_.options().no_timeout)
         stream_.expires_after(owner_.options().idle_timeout);
@@ -140,6 +143,7 @@ private:
         || ec == net::error::operation_aborted
         || ec == http::error::partial_message)
       return do_close();
+    //! [read]
     // The parser rejected the request: a 400 that closes the connection.
     if (ec
         && ec.category()

@@ -388,6 +388,8 @@ std::string chat_server::stats_line() const
        << " kicked_write_timeout=" << counters_.kicked_write_timeout
        << " kicked_queue_full=" << counters_.kicked_queue_full
        << " kicked_line_too_long=" << counters_.kicked_line_too_long
+       << " timers=" << timer_kind_name(options_.timers)
+       << " idle_timer_waits=" << counters_.idle_timer_waits
        << " idle_timeout_ms="
        << duration_cast<milliseconds>(options_.idle_timeout).count()
        << " tick_us=" << duration_cast<microseconds>(o.tick).count()

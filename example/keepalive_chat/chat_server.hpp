@@ -57,6 +57,10 @@ private:
 struct server_counters
 {
   std::atomic<std::uint64_t> accepted{0}, refused{0}, messages{0};
+  // Waits started on sessions' idle timers: one per session with the wheel
+  // or the idiom (and one per PING or re-arm), one per line with --timers
+  // steady.
+  std::atomic<std::uint64_t> idle_timer_waits{0};
   std::atomic<std::uint64_t> kicked_idle{0}, kicked_write_timeout{0},
       kicked_queue_full{0}, kicked_line_too_long{0};
   lateness_histogram idle_close_lateness;

@@ -100,6 +100,10 @@ void print_server_and_own_stats(
         (unsigned long long)stat(*after, "kicked_write_timeout"),
         (unsigned long long)stat(*after, "kicked_queue_full"),
         (unsigned long long)stat(*after, "refused"));
+    if (const auto timers = after->find("timers"); timers != after->end())
+      std::printf("  server timers: %s (a session's idle and write timers, "
+                  "--timers)\n",
+          timers->second.c_str());
     std::printf("  server wheel: drive_wakeups +%llu (%.1f/s over %.1f s), "
                 "wakeups_saved +%llu, empty_wakeups +%llu,\n"
                 "                waits_expired +%llu, waits_cancelled +%llu, "

@@ -5,6 +5,7 @@
 #include "common/flags.hpp"
 
 #include <sstream>
+#include <string>
 
 namespace keepalive_chat {
 
@@ -15,6 +16,19 @@ using example_common::parse_count;
 using example_common::parse_duration;
 using example_common::parse_fraction;
 using example_common::usage_error;
+
+const char* timer_kind_name(timer_kind kind)
+{
+  switch (kind)
+  {
+  case timer_kind::steady:
+    return "steady";
+  case timer_kind::steady_lazy:
+    return "steady-lazy";
+  default:
+    return "wheel";
+  }
+}
 
 server_options parse_server_options(int argc, char** argv)
 {
@@ -72,11 +86,31 @@ server_options parse_server_options(int argc, char** argv)
         {
           o.max_queue = parse_count(flag, value, 4096, std::uint64_t(1) << 30);
         }
+        else if (flag == "--timers")
+        {
+          bool known = false;
+          for (timer_kind kind :
+              {timer_kind::wheel, timer_kind::steady, timer_kind::steady_lazy})
+            if (value == timer_kind_name(kind))
+            {
+              o.timers = kind;
+              known = true;
+            }
+          if (!known)
+            throw usage_error(
+                "--timers: must be wheel, steady or steady-lazy, got \"" + value
+                + "\"");
+        }
         else
         {
           throw usage_error(flag + ": unknown flag (see --help)");
         }
       });
+  // steady_timer has no tolerance: the flag would do nothing.
+  if (o.timers != timer_kind::wheel && o.idle_tolerance != 0.0)
+    throw usage_error(
+        "--idle-tolerance: applies to --timers wheel only, not --timers "
+        + std::string(timer_kind_name(o.timers)));
   // The PING goes out at idle/2, so both halves must be at least a tick long.
   if (o.idle_timeout < 2 * o.tick)
     throw usage_error("--idle-timeout: must be at least two ticks ("
@@ -91,7 +125,8 @@ std::string server_usage(const std::string& program)
   std::ostringstream out;
   out << "usage: " << program << " [flags]\n"
       << "A line-based TCP chat server whose timeouts are "
-         "asio_wheel::wheel_timer.\n"
+         "asio_wheel::wheel_timer\n(or, with --timers, "
+         "boost::asio::steady_timer, to compare).\n"
       << "Durations take a unit: ns, us, ms, s, m (e.g. 30s, 250ms).\n\n"
       << "  --bind ADDRESS          address to listen on (default "
       << d.bind_address << ")\n"
@@ -123,6 +158,16 @@ std::string server_usage(const std::string& program)
       << "  --max-queue N           bytes queued for one client before it is "
          "cut off (default "
       << d.max_queue << ")\n"
+      << "  --timers KIND           a session's idle and write timers (default "
+      << timer_kind_name(d.timers) << "):\n"
+      << "                          wheel: asio_wheel::wheel_timer, a line "
+         "calls reschedule_after;\n"
+      << "                          steady: boost::asio::steady_timer, a line "
+         "cancels the wait and\n"
+      << "                          starts another; steady-lazy: "
+         "steady_timer, a line stores its time\n"
+      << "                          and the timer, armed once, re-arms for "
+         "what remains when it fires\n"
       << "  --help                  print this and exit\n\n"
       << "The first line printed is \"listening on ADDRESS:PORT\". "
          "SIGINT/SIGTERM: every client\n"

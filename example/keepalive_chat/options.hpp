@@ -9,6 +9,24 @@
 
 namespace keepalive_chat {
 
+// The timers of a session, and how a received line refreshes the idle one
+// (--timers; session.hpp):
+//   wheel        asio_wheel::wheel_timer, reschedule_after on every line
+//   steady       boost::asio::steady_timer, expires_at + async_wait on every
+//                line (the pending wait is cancelled: an aborted handler runs)
+//   steady_lazy  steady_timer, the expert's idiom: a line only stores its
+//                time; the timer, armed once, checks it when it fires and
+//                re-arms for what remains
+enum class timer_kind
+{
+  wheel,
+  steady,
+  steady_lazy
+};
+
+// "wheel", "steady", "steady-lazy": as --timers spells them.
+const char* timer_kind_name(timer_kind kind);
+
 struct server_options
 {
   std::string bind_address = "127.0.0.1";
@@ -30,6 +48,7 @@ struct server_options
   std::size_t max_line = 1024;  // bytes, not counting the '\n' (or "\r\n")
   std::size_t max_queue =
       256 * 1024;  // bytes queued for one client before it is cut off
+  timer_kind timers = timer_kind::wheel;
   bool help = false;
 };
 

@@ -8,7 +8,8 @@
 #   example/keepalive_chat/run_demo.sh BUILD_DIR
 #
 # Environment overrides: DEMO_CONNECTIONS (10000), DEMO_ACTIVE (5% of them),
-# DEMO_IDLE (3s), DEMO_TICK (10ms), DEMO_THREADS (1).
+# DEMO_IDLE (3s), DEMO_TICK (10ms), DEMO_THREADS (1), DEMO_TIMERS (wheel: the
+# server's --timers, a session's timers; steady or steady-lazy to compare).
 set -euo pipefail
 
 build_dir=${1:?usage: run_demo.sh BUILD_DIR}
@@ -17,13 +18,14 @@ active=${DEMO_ACTIVE:-$((connections / 20))}
 idle=${DEMO_IDLE:-3s}
 tick=${DEMO_TICK:-10ms}
 threads=${DEMO_THREADS:-1}
+timers=${DEMO_TIMERS:-wheel}
 script=run_demo.sh
 # shellcheck source=script_support.sh
 source "$(dirname "$0")/script_support.sh"
 raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
 start_server --idle-timeout "$idle" --tick "$tick" --threads "$threads" \
-  --max-connections $((connections + 100))
-echo "server pid $server_pid $first_line (idle timeout $idle, tick $tick, $threads thread(s))"
+  --max-connections $((connections + 100)) --timers "$timers"
+echo "server pid $server_pid $first_line (idle timeout $idle, tick $tick, $threads thread(s), --timers $timers)"
 echo "load client: $connections connections, $active of them chatting"
 
 client_status=0

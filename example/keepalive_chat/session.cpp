@@ -1,5 +1,6 @@
-// The per-connection protocol of the keepalive chat server and its two wheel
-// timers (see session.hpp for the idle and write-deadline scheme).
+// The per-connection protocol of the keepalive chat server and its two
+// timers (see session.hpp for the idle and write-deadline scheme, with the
+// wheel and, with --timers, with steady_timer).
 #include "session.hpp"
 
 #include <boost/asio/buffer.hpp>
@@ -75,7 +76,8 @@ bool is_valid_utf8(std::string_view s)
 
 session::session(boost::asio::ip::tcp::socket socket, chat_server& server)
   : strand_(socket.get_executor()), socket_(std::move(socket)), server_(server),
-    idle_timer_(strand_), write_timer_(strand_),
+    timers_(server.options().timers), idle_timer_(strand_, timers_),
+    write_timer_(strand_, timers_),
     // Idle time counts from the accept, not from when start() gets to run.
     last_input_(clock::now())
 {}
@@ -88,9 +90,7 @@ void session::start()
   socket_.set_option(boost::asio::ip::tcp::no_delay(true), ignored);
 
   const auto self = shared_from_this();
-  idle_timer_.expires_at(last_input_ + server_.options().idle_timeout / 2);
-  idle_timer_.async_wait(
-      [self](const boost::system::error_code& ec) { self->on_idle_timer(ec); });
+  arm_idle_timer(last_input_ + server_.options().idle_timeout / 2);
   arm_write_timer();
 
   std::vector<shared_line> history;
@@ -294,11 +294,33 @@ void session::refresh_idle()
 {
   last_input_ = clock::now();
   ping_sent_ = false;
-  // Moves the pending wait without cancelling it: no handler runs, nothing is
-  // allocated, and moving it later costs the wheel no list operation. If the
-  // wait has already expired and its handler is queued, nothing moves and
-  // on_idle_timer sees from last_input_ that it came too soon.
-  idle_timer_.reschedule_after(server_.options().idle_timeout / 2);
+  switch (timers_)
+  {
+  case timer_kind::wheel:
+    // Moves the pending wait without cancelling it: no handler runs, nothing
+    // is allocated, and moving it later costs the wheel no list operation. If
+    // the wait has already expired and its handler is queued, nothing moves
+    // and on_idle_timer sees from last_input_ that it came too soon.
+    idle_timer_.wheel().reschedule_after(server_.options().idle_timeout / 2);
+    break;
+  case timer_kind::steady:
+    // Cancels the pending wait (its handler runs) and starts another.
+    arm_idle_timer(last_input_ + server_.options().idle_timeout / 2);
+    break;
+  case timer_kind::steady_lazy:
+    // The pending wait is due no later than the next PING; when it fires,
+    // on_idle_timer finds this input and waits for what remains.
+    break;
+  }
+}
+
+void session::arm_idle_timer(clock::time_point expiry)
+{
+  server_.counters().idle_timer_waits++;
+  idle_timer_.expires_at(expiry);
+  idle_timer_.async_wait(
+      [self = shared_from_this()](
+          const boost::system::error_code& ec) { self->on_idle_timer(ec); });
 }
 
 void session::on_idle_timer(const boost::system::error_code& ec)
@@ -320,10 +342,7 @@ void session::on_idle_timer(const boost::system::error_code& ec)
     if (state_ != state::open)
       return;
   }
-  idle_timer_.expires_at(last_input_ + (ping_sent_ ? idle : idle / 2));
-  idle_timer_.async_wait(
-      [self = shared_from_this()](
-          const boost::system::error_code& e) { self->on_idle_timer(e); });
+  arm_idle_timer(last_input_ + (ping_sent_ ? idle : idle / 2));
 }
 
 // ---------------------------------------------------------------- output
@@ -351,7 +370,7 @@ void session::write_queued()
   for (std::size_t i = 0; i < lines_in_flight_; ++i)
     buffers[i] = boost::asio::buffer(*queue_[queue_head_ + i]);
   write_started_ = clock::now();
-  write_timer_.reschedule_after(server_.options().write_timeout);
+  write_deadline_moved();
   boost::asio::async_write(socket_, buffers,
       [self = shared_from_this()](const boost::system::error_code& ec,
           std::size_t) { self->on_written(ec); });
@@ -384,8 +403,8 @@ void session::on_written(const boost::system::error_code& ec)
     std::vector<shared_line>().swap(queue_);
   queue_.clear();
   queue_head_ = 0;
-  // Nothing to write: park the deadline's wait far away instead of cancelling it.
-  write_timer_.reschedule_at(clock::time_point::max());
+  // Nothing to write: the deadline moves to time_point::max().
+  write_deadline_moved();
   if (state_ == state::closing)
   {
     // The usual case (an idle client has sent nothing) closes at once; only
@@ -397,23 +416,57 @@ void session::on_written(const boost::system::error_code& ec)
   }
 }
 
+// The write deadline: drain_deadline_ while draining, write_started_ +
+// --write-timeout while lines are being written, else none
+// (time_point::max()). It changed; the timer follows as --timers says.
+void session::write_deadline_moved()
+{
+  switch (timers_)
+  {
+  case timer_kind::wheel:
+    // Moves the one pending wait: later costs a store, earlier (the drain's
+    // deadline) re-files it; no handler runs. With nothing being written it
+    // is parked at max() instead of cancelled.
+    if (state_ == state::draining)
+      write_timer_.wheel().reschedule_at(drain_deadline_);
+    else if (lines_in_flight_ > 0)
+      write_timer_.wheel().reschedule_after(server_.options().write_timeout);
+    else
+      write_timer_.wheel().reschedule_at(clock::time_point::max());
+    break;
+  case timer_kind::steady:
+    arm_write_timer();  // cancels the pending wait: its handler runs
+    break;
+  case timer_kind::steady_lazy:
+    // A pending wait is due no later than a new write's deadline; only the
+    // drain's, earlier, needs a new one.
+    if (state_ == state::draining || !write_wait_pending_)
+      arm_write_timer();
+    break;
+  }
+}
+
 void session::arm_write_timer()
 {
+  clock::time_point deadline = clock::time_point::max();
   if (state_ == state::draining)
-    write_timer_.expires_at(drain_deadline_);
+    deadline = drain_deadline_;
   else if (lines_in_flight_ > 0)
-    write_timer_.expires_at(write_started_ + server_.options().write_timeout);
-  else
-    write_timer_.expires_at(clock::time_point::max());
+    deadline = write_started_ + server_.options().write_timeout;
+  else if (timers_ == timer_kind::steady_lazy)
+    return;  // the idiom waits only for a deadline
+  write_timer_.expires_at(deadline);
   write_timer_.async_wait(
       [self = shared_from_this()](
           const boost::system::error_code& ec) { self->on_write_timer(ec); });
+  write_wait_pending_ = true;
 }
 
 void session::on_write_timer(const boost::system::error_code& ec)
 {
   if (ec || state_ == state::closed)
     return;
+  write_wait_pending_ = false;
   const auto now = clock::now();
   if (state_ == state::draining)
   {
@@ -426,7 +479,9 @@ void session::on_write_timer(const boost::system::error_code& ec)
     server_.counters().kicked_write_timeout++;
     return close_now();
   }
-  arm_write_timer();  // the deadline moved after this wait had already expired
+  // The deadline moved after this wait had expired, or (steady-lazy) the
+  // wait was due before it: wait for the rest.
+  arm_write_timer();
 }
 
 // ---------------------------------------------------------------- closing
@@ -441,7 +496,7 @@ void session::begin_drain()
   boost::system::error_code ignored;
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_send, ignored);
   drain_deadline_ = clock::now() + std::chrono::seconds(1);
-  write_timer_.reschedule_at(drain_deadline_);
+  write_deadline_moved();
 }
 
 void session::close_now()

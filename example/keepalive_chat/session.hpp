@@ -11,12 +11,26 @@
 //    stops reading is cut off by this deadline or, sooner, when its outbound
 //    queue exceeds --max-queue bytes, so the server's memory stays bounded.
 //
+// To compare, --timers makes both of them boost::asio::steady_timer instead
+// (session_timer.hpp), refreshed in one of two ways:
+//  - steady: the way steady_timer is usually written. Every line and every
+//    write sets the new expiry with expires_at, which cancels the pending wait
+//    (its handler runs with operation_aborted), and starts another wait.
+//  - steady-lazy: the expert's idiom. A line only stores its time
+//    (last_input_); the idle timer's wait, started once, finds when it fires
+//    that input came meanwhile and waits again for what remains, exactly as
+//    on_idle_timer does with the wheel. The write deadline is armed when a
+//    write starts and no wait is pending (a pending one is due no later), and
+//    fires, re-arms for the rest of the deadline, or lapses with nothing
+//    being written. Only a deadline that moves earlier (the drain's) cancels.
+//
 // All of a session's handlers run on its strand (socket and both timers use the
 // strand as executor), so with --threads > 1 no session state needs a lock.
 // With one thread the "strand" is the io_context's executor itself.
 #pragma once
 
 #include "chat_server.hpp"
+#include "session_timer.hpp"
 
 #include <asio_wheel.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -63,6 +77,7 @@ private:
   void handle_line(std::string_view line);
   void handle_command(std::string_view line);
   void refresh_idle();
+  void arm_idle_timer(clock::time_point expiry);
   void on_idle_timer(const boost::system::error_code& ec);
 
   void send(shared_line line, bool enforce_queue_limit = true);
@@ -72,6 +87,7 @@ private:
   }
   void write_queued();
   void on_written(const boost::system::error_code& ec);
+  void write_deadline_moved();
   void arm_write_timer();
   void on_write_timer(const boost::system::error_code& ec);
   void begin_drain();
@@ -80,8 +96,10 @@ private:
   boost::asio::any_io_executor strand_;
   boost::asio::ip::tcp::socket socket_;
   chat_server& server_;
-  asio_wheel::wheel_timer idle_timer_;
-  asio_wheel::wheel_timer write_timer_;
+  const timer_kind timers_;  // --timers
+  session_timer idle_timer_;
+  session_timer write_timer_;
+  bool write_wait_pending_ = false;  // steady-lazy: write_timer_ has a wait
   state state_ = state::open;
 
   // Input. An idle session holds no read buffer: it waits for readability and

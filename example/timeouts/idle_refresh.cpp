@@ -4,8 +4,11 @@
 // An echo server whose connections close after a period without input, with one
 // asio_wheel::wheel_timer per connection: the timer waits once, and every line received moves
 // its expiry with reschedule_after(). No wait is cancelled and none is started again, so a
-// refresh is a few stores. Use this form when one deadline covers many operations (an idle
-// timeout, a keepalive) and you refresh it often.
+// refresh is a clock read, a read of the timer and a store. Use this form when one deadline
+// covers many operations (an idle timeout, a keepalive) and you refresh it often.
+//
+// doc/timeouts.md shows the session class, the region between the two "//! [session]" lines,
+// and the test doc_snippets fails if the two differ.
 //
 // Usage: idle_refresh [--port P] [--idle-ms MS] [--check]
 //   --port P      listen on 127.0.0.1:P (default 0: any free port, printed)
@@ -22,6 +25,7 @@
 #include <iostream>
 #include <memory>
 
+//! [session]
 class session : public std::enable_shared_from_this<session>
 {
 public:
@@ -33,12 +37,13 @@ public:
   void start()
   {
     idle_timer_.expires_after(idle_);
-    // One wait for the whole connection: it completes without error only when the connection
-    // has been idle for idle_, since every read moved its expiry.
+    // One wait for the whole connection: it completes without error only
+    // once the connection has been idle for idle_, since every read moved
+    // its expiry. Closing the socket completes the pending read with
+    // operation_aborted.
     idle_timer_.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec)
-        self->socket_
-            .close();  // the pending read completes with operation_aborted
+        self->socket_.close();
     });
     read();
   }
@@ -53,8 +58,8 @@ private:
             self->idle_timer_.cancel();
             return;
           }
-          self->idle_timer_.reschedule_after(
-              self->idle_);  // input: idle again from now
+          // Input: idle again from now.
+          self->idle_timer_.reschedule_after(self->idle_);
           net::async_write(self->socket_, net::buffer(self->data_, n),
               [self](error_code ec, std::size_t) {
                 if (!ec)
@@ -70,6 +75,7 @@ private:
   asio_wheel::wheel_timer idle_timer_;
   char data_[1024];
 };
+//! [session]
 
 void accept(tcp::acceptor& acceptor, std::chrono::milliseconds idle)
 {

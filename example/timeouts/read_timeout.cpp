@@ -9,6 +9,9 @@
 // form when each operation has its own deadline, or when the code is written with completion
 // tokens (coroutines, deferred operations) rather than long-lived objects.
 //
+// doc/timeouts.md shows the region between the two "//! [session]" lines; the test
+// doc_snippets fails if the two differ.
+//
 // Usage: read_timeout [--port P] [--idle-ms MS] [--check]   (see idle_refresh.cpp)
 //
 
@@ -16,10 +19,11 @@
 #include "options.hpp"
 #include "self_check.hpp"
 
-#include <asio_wheel/cancel_after.hpp>
-
 #include <chrono>
 #include <iostream>
+
+//! [session]
+#include <asio_wheel/cancel_after.hpp>
 
 net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
 {
@@ -37,9 +41,11 @@ net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
   }
   catch (const system_error&)
   {
-    // operation_aborted (idle), eof (the client left) or a socket error: close either way.
+    // operation_aborted (idle), eof (the client left) or a socket error:
+    // close either way.
   }
 }
+//! [session]
 
 net::awaitable<void> listen(
     tcp::acceptor& acceptor, std::chrono::milliseconds idle)

@@ -126,3 +126,27 @@ callgrind_dumps() {
     printf '%s\t%s\t%s\n' "$label" "$(callgrind_total "$f")" "$f"
   done
 }
+
+# Budget verdicts of the scripts (the callgrind counts), in the records of bench_support.hpp's
+# JSON report, so that run_all.sh merges them with the programs' into results.json and its
+# budget table:
+#   budget_record RECORDS PROGRAM WORKLOAD WHAT MEASURED LIMIT
+#                      appends the budget (PASS when MEASURED <= LIMIT, n/a when MEASURED is
+#                      "-") to the file RECORDS and prints its row of the budget tables
+#   write_report RECORDS PROGRAM JSON
+#                      writes the records as the report of PROGRAM to the file JSON
+budget_record() {
+  verdict=$(awk -v m="$5" -v l="$6" 'BEGIN { if (m == "-") print "n/a"; else print (m + 0 <= l + 0 ? "PASS" : "MISS") }')
+  measured=$5
+  [ "$measured" != - ] || measured=0
+  printf '{"kind":"budget","program":"%s","workload":"%s","budget":"%s","measured":%s,"limit":%s,"verdict":"%s","detail":"","smoke":false}\n' \
+    "$2" "$3" "$4" "$measured" "$6" "$verdict" >> "$1"
+  printf '| %s | %s | %s | %s |\n' "$verdict" "$4" "$5" "$6"
+}
+write_report() {
+  {
+    printf '{"program":"%s","records":[\n' "$2"
+    sed '$!s/$/,/' "$1"
+    printf ']}\n'
+  } > "$3"
+}

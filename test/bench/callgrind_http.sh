@@ -14,7 +14,9 @@
 # Counted: the server's user-space instructions (the kernel's work in the
 # system calls is not; under valgrind clock_gettime is a system call). The
 # connections' set-up in the measured run is included (100 accepts).
-# Writes OUT_DIR/callgrind.out.WAY.* and OUT_DIR/callgrind_http.txt (printed).
+# Writes OUT_DIR/callgrind.out.WAY.* and OUT_DIR/callgrind_http.txt (printed), with
+# SPEC 5's budget (the wheel stream's server within 5 % of the untimed one by
+# instructions per request) as a JSON report, OUT_DIR/callgrind_http.json.
 #
 # shellcheck source=bench_support.sh
 . "$(dirname "$0")/bench_support.sh"
@@ -56,4 +58,25 @@ for way in beast beast_untimed wheel untimed socket; do
   total=$(callgrind_total "$dump")
   printf '%-14s %10s %14s %14.0f\n' "$way" "$requests" "$total" "$(awk -v t="$total" -v r="$requests" 'BEGIN { print t / r }')" >> "$summary"
 done
+
+# SPEC 5's W9 budget held by instructions: the wheel stream's server within 5 % of the
+# same server without timeouts (untimed), as OUT_DIR/callgrind_http.json.
+per_request() { awk -v w="$1" '$1 == w { print $4 }' "$summary"; }
+records=$out_dir/callgrind_http.records
+: > "$records"
+for way in beast beast_untimed wheel untimed socket; do
+  v=$(per_request $way)
+  [ -z "$v" ] || printf '{"kind":"measurement","program":"callgrind_http","workload":"W9","impl":"%s","n":100,"metric":"instructions_per_request","value":%s,"smoke":false}\n' \
+    "$way" "$v" >> "$records"
+done
+{
+  echo
+  echo "| verdict | budget | measured | limit |"
+  echo "|---|---|---:|---:|"
+  budget_record "$records" callgrind_http W9 \
+    "W9 server instructions per request wheel : untimed (within 5 %)" \
+    "$(awk -v a="$(per_request wheel)" -v b="$(per_request untimed)" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.4f", a / b }')" 1.05
+} >> "$summary"
+write_report "$records" callgrind_http "$out_dir/callgrind_http.json"
+rm -f "$records"
 cat "$summary"

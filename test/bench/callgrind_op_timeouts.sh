@@ -27,7 +27,11 @@
 # the peer process. Under valgrind, clock_gettime is a system call (valgrind
 # hides the vDSO), so a clock read counts ~30 instructions of libc instead of
 # the vDSO's few dozen. Writes OUT_DIR/callgrind.out.* and
-# OUT_DIR/callgrind_summary.txt (also printed). Takes about 15 s.
+# OUT_DIR/callgrind_summary.txt (also printed), and the budgets of SPEC 5's W8 that
+# are held by instructions (the timeout's own instructions per re-issue <= 0.6 of a
+# steady_timer per operation's; cancel_after's pair <= 500 with 1000 others pending;
+# its lone pair no more than a steady_timer per operation's, lone) as a JSON report,
+# OUT_DIR/callgrind_op_timeouts.json. Takes about 25 s.
 #
 # shellcheck source=bench_support.sh
 . "$(dirname "$0")/bench_support.sh"
@@ -101,4 +105,50 @@ inclusive() { # file pattern count
             printf "| %s | %.0f | %s |\n", w, ir[w],
               (w == "none" ? "-" : sprintf("%.0f", ir[w] - ir["none"])) } }'
 } > "$out_dir/callgrind_summary.txt"
+
+# The budgets of SPEC 5's W8 that are held by instructions, as records of
+# OUT_DIR/callgrind_op_timeouts.json (run_all.sh merges them into its table).
+# per_op KIND WAY COUNT: instructions per operation of the way's dump in the
+# sections of KIND (pairs: "pairs WAY" and "lone WAY"; w8: "W8 WAY N=..."), or -.
+per_op() {
+  sections "$1" | awk -F'\t' -v w="$2" -v n="$3" '
+    { label = $1; sub(/ N=.*/, "", label) }
+    label == w { printf "%.1f", $2 / n; found = 1 }
+    END { if (!found) printf "-" }'
+}
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.1f", a - b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.4f", a / b }'; }
+pair=$(minus "$(per_op pairs "pairs wheel" $pairs)" "$(per_op pairs "pairs none" $pairs)")
+lone=$(minus "$(per_op pairs "lone wheel" $pairs)" "$(per_op pairs "lone none" $pairs)")
+steady_lone=$(minus "$(per_op pairs "lone steady_timer" $pairs)" "$(per_op pairs "lone none" $pairs)")
+w8_wheel=$(minus "$(per_op w8 "W8 wheel" $reissues)" "$(per_op w8 "W8 none" $reissues)")
+w8_steady=$(minus "$(per_op w8 "W8 steady_timer" $reissues)" "$(per_op w8 "W8 none" $reissues)")
+records=$out_dir/callgrind_op_timeouts.records
+: > "$records"
+# The pairs as measurements too (W8, impl WAY, n = others pending), for
+# run_all.sh's check of the Beast stream's lone pair against a steady_timer's.
+for m in "wheel 1000 $pair" "wheel 0 $lone" "steady_timer 0 $steady_lone"; do
+  # shellcheck disable=SC2086  # three words
+  set -- $m
+  [ "$3" = - ] || printf '{"kind":"measurement","program":"callgrind_op_timeouts","workload":"W8","impl":"%s","n":%s,"metric":"pair_instructions","value":%s,"smoke":false}\n' \
+    "$1" "$2" "$3" >> "$records"
+done
+tag=" (${version:-?})"
+{
+  echo
+  echo "Budgets (SPEC 5, W8 by instructions):"
+  echo
+  echo "| verdict | budget | measured | limit |"
+  echo "|---|---|---:|---:|"
+  budget_record "$records" callgrind_op_timeouts W8 \
+    "W8 wheel:steady_timer timeout's own instructions per re-issue at N=2000$tag" \
+    "$(ratio "$w8_wheel" "$w8_steady")" 0.6
+  budget_record "$records" callgrind_op_timeouts W8 \
+    "W8 cancel_after arm + withdraw pair, 1000 others pending, instructions$tag" "$pair" 500
+  budget_record "$records" callgrind_op_timeouts W8 \
+    "W8 cancel_after lone pair : steady_timer per operation, lone, instructions$tag" \
+    "$(ratio "$lone" "$steady_lone")" 1
+} >> "$out_dir/callgrind_summary.txt"
+write_report "$records" callgrind_op_timeouts "$out_dir/callgrind_op_timeouts.json"
+rm -f "$records"
 cat "$out_dir/callgrind_summary.txt"

@@ -43,7 +43,7 @@ rm -f "$out_dir/callgrind_cells.txt"
 status=0
 while [ $# -gt 0 ]; do
   if ! valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.$1-$2.%p" \
-      "$program" --cell "$1" "$2" >> "$out_dir/callgrind_cells.txt" \
+      "$program" --cell "$1" "$2" --reps 1 >> "$out_dir/callgrind_cells.txt" \
       2> "$out_dir/callgrind_$1-$2.log"; then
     echo "$0: $(basename "$program") --cell $1 $2 failed a check: see $out_dir/callgrind_cells.txt" >&2
     status=1

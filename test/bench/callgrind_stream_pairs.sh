@@ -8,7 +8,9 @@
 # same stream, with 1000 other timeouts pending and with none. User-space
 # instructions of the process only (the peer is a socket of the same process:
 # its write is in both counts). Writes OUT_DIR/callgrind.out.* and
-# OUT_DIR/callgrind_stream_pairs.txt (also printed). Takes about 30 s.
+# OUT_DIR/callgrind_stream_pairs.txt (also printed), with SPEC 5's budget of <= 300
+# per pair with other timeouts pending as a JSON report,
+# OUT_DIR/callgrind_stream_pairs.json. Takes about 30 s.
 #
 # shellcheck source=bench_support.sh
 . "$(dirname "$0")/bench_support.sh"
@@ -39,3 +41,34 @@ valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.%p" \
       }
     }' | sort
 } | tee "$out_dir/callgrind_stream_pairs.txt"
+
+# The budget of SPEC 5 (W8, W9): <= 300 instructions per arm + withdraw pair of the
+# Beast stream with other timeouts pending; and each pair as a measurement (W9,
+# impl WAY, n = others pending, metric pair_instructions), from which run_all.sh
+# holds the lone pair against a steady_timer per operation's (W8's
+# callgrind_op_timeouts.sh).
+pair_of() { # way others
+  sed -n "s/^| $1 | $2 others | [0-9]* | [0-9]* | \([0-9-]*\) |\$/\1/p" \
+    "$out_dir/callgrind_stream_pairs.txt"
+}
+records=$out_dir/callgrind_stream_pairs.records
+: > "$records"
+{
+  echo
+  echo "| verdict | budget | measured | limit |"
+  echo "|---|---|---:|---:|"
+  for way in wheel_plain wheel_bound beast_plain; do
+    for others in 0 1000; do
+      v=$(pair_of $way $others)
+      [ -z "$v" ] || printf '{"kind":"measurement","program":"callgrind_stream_pairs","workload":"W9","impl":"%s","n":%s,"metric":"pair_instructions","value":%s,"smoke":false}\n' \
+        "$way" "$others" "$v" >> "$records"
+    done
+  done
+  for way in wheel_plain wheel_bound; do
+    v=$(pair_of $way 1000)
+    budget_record "$records" callgrind_stream_pairs W9 \
+      "W9 Beast stream ($way) arm + withdraw pair, 1000 others pending, instructions" "${v:--}" 300
+  done
+} | tee -a "$out_dir/callgrind_stream_pairs.txt"
+write_report "$records" callgrind_stream_pairs "$out_dir/callgrind_stream_pairs.json"
+rm -f "$records"

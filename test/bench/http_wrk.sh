@@ -221,8 +221,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
     wheel_beast=$(round_ratios "$n" wheel beast | median)
     record wheel "$n" cpu_saving_vs_beast_percent "$(awk -v r="$wheel_beast" 'BEGIN { print (1 - r) * 100 }')"
     budget "W9 server CPU per request wheel : beast at N=$n" "$wheel_beast" 1
-    budget "W9 server CPU per request wheel : untimed at N=$n (within 3 %)" \
-      "$(round_ratios "$n" wheel untimed | median)" 1.03
+    # Within 5 % of the untimed server is held by instructions (SPEC 5; callgrind_http.sh,
+    # which run_all.sh runs): the CPU time's ratio is reported, no verdict.
+    record wheel "$n" cpu_ratio_to_untimed "$(round_ratios "$n" wheel untimed | median)"
   done
   echo
   echo "untimed: the wheel's stream without expires_after (--no-timeout); socket: a plain tcp::socket."
@@ -242,8 +243,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
   done
   budget "W9 bytes per idle connection wheel - untimed (within 150)" \
     "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$untimed_bytes" 'BEGIN { print a - c }')" 150
-  budget "W9 bytes per idle connection wheel - socket (within 150)" \
-    "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$socket_bytes" 'BEGIN { print a - c }')" 150
+  # Against a plain socket (no Beast stream at all) is no budget: SPEC 9's 150 bytes are
+  # against the same server without timeouts (untimed).
+  record wheel "$idle_connections" bytes_minus_socket \
+    "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$socket_bytes" 'BEGIN { print a - c }')"
   echo
   echo "| verdict | budget | measured | limit |"
   echo "|---|---|---:|---:|"

@@ -1188,10 +1188,14 @@ int main(int argc, char** argv)
           r.median_of(way::wheel, &phase_result::drive_wakeups_per_s),
           r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
 
-  // --- W8's budgets, the timeout's own cost against each reference:
-  // CPU <= 1:3, bytes per pending operation <= 1:2. The whole
-  // re-issue is in the table; it is no budget, since its socket I/O (the
-  // "none" way) is the same for every way and no timeout can remove it.
+  // --- W8's budgets (SPEC 5), the timeout's own cost against each
+  // reference: bytes per pending operation <= 3:4 of a steady_timer per
+  // operation and <= 1:2 of Asio's own cancel_after. The CPU budget is held
+  // by instructions (callgrind_op_timeouts.sh, which run_all.sh runs): the
+  // CPU time here is a difference of two noisy figures, reported without a
+  // verdict. The whole re-issue is in the table; it is no budget, since its
+  // socket I/O (the "none" way) is the same for every way and no timeout
+  // can remove it.
   const std::string tag = " (" + asio + ")";
   for (const row& r : rows)
   {
@@ -1210,11 +1214,11 @@ int main(int argc, char** argv)
         continue;
       const double bytes = r.first_of(ref, &phase_result::bytes_per_op);
       const std::string vs = std::string("W8 wheel:") + way_name(ref);
-      report.budget("W8", vs + " timeout's own CPU" + at + tag,
-          r.own_cpu(way::wheel) / r.own_cpu(ref), 1.0 / 3, "minus no-timeout");
+      report.measure("W8", std::string("wheel_to_") + way_name(ref), r.n,
+          "own_cpu_ratio", r.own_cpu(way::wheel) / r.own_cpu(ref));
       report.budget("W8", vs + " timeout's own bytes" + at + tag,
-          (wheel_bytes - none_bytes) / (bytes - none_bytes), 0.5,
-          "minus no-timeout");
+          (wheel_bytes - none_bytes) / (bytes - none_bytes),
+          ref == way::steady_timer ? 0.75 : 0.5, "minus no-timeout");
     }
   }
   report.note("reps", std::to_string(reps));

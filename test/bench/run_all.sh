@@ -12,13 +12,18 @@
 # BUILD_DIR is configured (Release, -O2 -DNDEBUG) if it has no CMakeCache.txt
 # yet; the benchmark targets are (re)built either way, and only they. Needs
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
-# (skipped if absent); gnuplot for the plots (skipped if absent). The runs
-# take about 3 minutes on a 2-core machine (W8's two programs about 80 s of
-# it), plus about 2.5 minutes for W10 (bench_steady_fleet: 9 cells x 2 sides
-# x (2 s warm-up + 5 s window), and the 1M fleets' arming), plus about 6
-# minutes for W9 (http_wrk.sh, the HTTP keep-alive example under wrk; skipped
-# when wrk is not installed or the examples are turned off); longer with a
-# fresh build. W8 runs with --share-sockets: where
+# (skipped if absent); gnuplot for the plots (skipped if absent); valgrind for
+# the budgets SPEC 5 holds by instructions (W8's CPU and pairs, W9's 5 % and
+# its stream's pair: callgrind_op_timeouts.sh, callgrind_stream_pairs.sh,
+# callgrind_http.sh; skipped, and their rows n/a, if absent). The runs take
+# about 4 minutes on a 2-core machine (W8's two programs about 80 s of it,
+# W7's five runs about a minute), plus about 10 minutes for W10
+# (bench_steady_fleet: 9 cells x 4 sides x (2 s warm-up + 5 s window), the
+# sparse cells' 4 further runs of 2 sides, and the 1M fleets' arming), plus
+# about 6 minutes for W9 (http_wrk.sh, the HTTP keep-alive example under
+# wrk; skipped when wrk is not installed or the examples are turned off),
+# plus about 3 minutes under callgrind; longer with a fresh build. W8 runs
+# with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
 # socket and says so in its table (column "reads per socket").
 #
@@ -42,7 +47,7 @@ if grep -q '^ASIO_WHEEL_BUILD_BENCHMARKS:BOOL=OFF' "$cache" \
   exit 1
 fi
 found() { grep "^$1:" "$cache" | grep -qv NOTFOUND; }
-targets="bench_churn bench_clock_reads bench_storm bench_idle_fleet bench_memory bench_fairness bench_threads bench_threads_locks bench_op_timeouts bench_steady_fleet"
+targets="bench_churn bench_clock_reads bench_storm bench_idle_fleet bench_memory bench_fairness bench_threads bench_threads_locks bench_op_timeouts bench_steady_fleet bench_stream_pairs"
 if found ASIO_WHEEL_LIBEV_LIBRARY && found ASIO_WHEEL_LIBEV_INCLUDE_DIR; then
   targets="$targets bench_churn_libev"
 fi
@@ -92,6 +97,35 @@ else
   echo "== http_wrk (W9): wrk not found (Debian: wrk; scripts/install-deps --bench), skipped"
   rm -f "$out_dir/http_wrk.json" "$out_dir/http_wrk_summary.md"
 fi
+# The budgets SPEC 5 holds by instructions, under callgrind: W8's (each W8 program), the
+# Beast stream's pair (W8, W9) and W9's 5 % (the HTTP example). Each script writes a JSON
+# report of its budgets, merged below as the programs' are.
+callgrind_reports="callgrind_op_timeouts callgrind_op_timeouts_newer_asio callgrind_stream_pairs callgrind_http"
+for name in $callgrind_reports; do rm -f "$out_dir/$name.json"; done
+if command -v valgrind >/dev/null 2>&1; then
+  for p in bench_op_timeouts bench_op_timeouts_newer_asio; do
+    [ -x "$bench_dir/$p" ] || continue
+    name=callgrind_${p#bench_}
+    echo "== $name (W8 by instructions)"
+    "$script_dir/callgrind_op_timeouts.sh" "$bench_dir/$p" "$out_dir/$name"
+    cp "$out_dir/$name/callgrind_op_timeouts.json" "$out_dir/$name.json"
+    echo
+  done
+  echo "== callgrind_stream_pairs (the Beast stream's pair by instructions)"
+  "$script_dir/callgrind_stream_pairs.sh" "$bench_dir/bench_stream_pairs" "$out_dir/callgrind_stream_pairs"
+  cp "$out_dir/callgrind_stream_pairs/callgrind_stream_pairs.json" "$out_dir/"
+  echo
+  if ! grep -q '^ASIO_WHEEL_BUILD_EXAMPLES:BOOL=OFF' "$cache" && command -v wrk >/dev/null 2>&1; then
+    echo "== callgrind_http (W9 by instructions)"
+    "$script_dir/callgrind_http.sh" "$build_dir" "$out_dir/callgrind_http"
+    cp "$out_dir/callgrind_http/callgrind_http.json" "$out_dir/"
+    echo
+  else
+    echo "== callgrind_http (W9 by instructions): no examples or no wrk, skipped"
+  fi
+else
+  echo "== callgrind (W8, W9 by instructions): valgrind not found (Debian: valgrind), skipped"
+fi
 elapsed=$(( $(date +%s) - start ))
 
 # --- the machine and the merged JSON -------------------------------------
@@ -111,7 +145,7 @@ revision=$(revision)
   printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
     "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
   first=1
-  for entry in $programs http_wrk; do
+  for entry in $programs http_wrk $callgrind_reports; do
     name=$(report_name "$entry")
     [ -f "$out_dir/$name.json" ] || continue
     [ $first -eq 1 ] || printf ',\n'
@@ -136,11 +170,11 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W1 churn and W2 idle refresh: CPU ns per re-arm (median of 3 x 1M re-arms)"
   echo
-  echo "| N | steady_timer W1 | wheel_timer W1 | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor | read floor |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| N | steady_timer W1 | wheel_timer W1 | steady_timer idiom W2 (store of the input's time) | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor | read floor | prefetched read floor | locked store | idiom W2, connection read first | wheel W2, connection read first |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 1000 100000 1000000; do
     printf '| %s' "$(label $n)"
-    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor" "W2 read_floor"; do
+    for pair in "W1 steady_timer" "W1 wheel_timer" "W2 steady_idiom" "W2 wheel_timer" "W1 libev" "W1 libevent" "W2 floor" "W2 read_floor" "W2 prefetched_read_floor" "W2 locked_store" "W2 warm_steady_idiom" "W2 warm_wheel_timer"; do
       # shellcheck disable=SC2086
       printf ' | %s' "$(fmt "$(value $pair $n ns_per_rearm)")"
     done
@@ -241,7 +275,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
       "$(fmt "$(value W6_2threads $impl 100000 storm_ms)" 2)"
   done
   echo
-  echo "#### W7 threads: W1 and W2 with 2 threads each re-arming its own half of 100k timers (median of 5 x 1M re-arms)"
+  echo "#### W7 threads: W1 and W2 with 2 threads each re-arming its own half of 100k timers (5 runs of 3 x 1M re-arms; the verdict is the median of the runs' ratios)"
   echo
   echo "| run | CPU ns per re-arm | wall ns per re-arm | wheel lock acquisitions per re-arm | wheel lock wait ns per re-arm | Asio lock acquisitions per re-arm | Asio lock wait ns per re-arm |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -289,11 +323,11 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W10 steady fleet: N idle timeouts of T spread evenly over the next T, each re-armed with expires_after(T) from its handler (5 s window after 2 s of warm-up)"
   echo
-  echo "| N | T | implementation | CPU ms per s | wheel : steady CPU | event-loop wakeups per s | wheel drive wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
+  echo "| N | T | implementation | CPU ms per s | CPU : steady_timer's | event-loop wakeups per s | wheel drive wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
   echo "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   for t in 30s 5min 1h; do
     for n in 10000 100000 1000000; do
-      for impl in steady_timer wheel_timer; do
+      for impl in steady_timer steady_idiom wheel_timer; do
         printf '| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s |\n' "$(label $n)" "$t" "$impl" \
           "$(fmt "$(value "W10_$t" $impl $n cpu_ms_per_s)" 2)" \
           "$(fmt "$(value "W10_$t" $impl $n cpu_ratio_to_steady)" 3)" \
@@ -308,16 +342,26 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
     done
   done
   echo
-  echo "wheel_timer : steady_timer CPU per second of real time, every cell:"
-  echo
-  echo "| N | T = 30 s | T = 5 min | T = 1 h |"
-  echo "|---:|---:|---:|---:|"
-  for n in 10000 100000 1000000; do
-    printf '| %s | %s | %s | %s |\n' "$(label $n)" \
-      "$(fmt "$(value W10_30s wheel_timer $n cpu_ratio_to_steady)" 3)" \
-      "$(fmt "$(value W10_5min wheel_timer $n cpu_ratio_to_steady)" 3)" \
-      "$(fmt "$(value W10_1h wheel_timer $n cpu_ratio_to_steady)" 3)"
-  done
+  # w10_ratios TITLE IMPL METRIC: a 3 x 3 table of one ratio, every cell.
+  w10_ratios() {
+    echo "$1"
+    echo
+    echo "| N | T = 30 s | T = 5 min | T = 1 h |"
+    echo "|---:|---:|---:|---:|"
+    for n in 10000 100000 1000000; do
+      printf '| %s' "$(label $n)"
+      for t in 30s 5min 1h; do
+        printf ' | %s' "$(fmt "$(value "W10_$t" "$2" $n "$3")" 3)"
+      done
+      printf ' |\n'
+    done
+    echo
+  }
+  w10_ratios "wheel_timer : steady_timer CPU per second of real time, every cell (one run):" wheel_timer cpu_ratio_to_steady
+  w10_ratios "The same, in the sparse cells (T / N at least a tick) the median of 5 runs, the verdict (- in the other cells):" \
+    wheel_timer cpu_ratio_to_steady_median
+  w10_ratios "steady_timer idiom : steady_timer CPU per second of real time:" steady_idiom cpu_ratio_to_steady
+  w10_ratios "wheel_timer : steady_timer idiom CPU per second of real time:" wheel_timer cpu_ratio_to_idiom
   echo
   echo "Touches per arm: (round_revisits + lazy_refilings + waits_expired) / waits_expired over the window;"
   echo "the scheme-6 wheel (one level, round counts) revisits an entry every revolution its slot is walked."
@@ -346,6 +390,24 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
           (w < l ? "PASS" : "MISS"), n, w / l }'
     else
       echo "| n/a | W2 wheel reschedule : libevent re-add at N=$(label $n) (libevent not run) | - | < 1 |"
+    fi
+  done
+  # A budget held by instructions whose script did not run is shown, not left out.
+  for name in $callgrind_reports; do
+    [ -f "$out_dir/$name.json" ] || echo "| n/a | the budgets of the callgrind report $name (not made: no valgrind, wrk, examples or program) | - | - |"
+  done
+  # The Beast stream's lone timeout: no more than a steady_timer per operation (SPEC 5, W8;
+  # instructions from two scripts: callgrind_stream_pairs.sh and callgrind_op_timeouts.sh).
+  steady_lone=$(grep '"program":"callgrind_op_timeouts"' "$out_dir/results.json" \
+    | pick_measurement W8 steady_timer 0 pair_instructions)
+  for way in wheel_plain wheel_bound; do
+    lone=$(value W9 $way 0 pair_instructions)
+    if [ "$lone" != - ] && [ "$steady_lone" != - ]; then
+      awk -v w="$lone" -v s="$steady_lone" -v way="$way" 'BEGIN {
+        printf "| %s | W8 Beast stream (%s) lone pair : steady_timer per operation, lone, instructions | %.3g | 1 |\n",
+          (w <= s ? "PASS" : "MISS"), way, w / s }'
+    else
+      echo "| n/a | W8 Beast stream ($way) lone pair : steady_timer per operation, lone (callgrind not run) | - | 1 |"
     fi
   done
   # W2's goal beyond its budget: faster than libev at every N.

@@ -10,7 +10,12 @@
 // expiry. Every wait that expires is re-armed for T from its handler.
 // Measured for steady_timer and wheel_timer in the same process, the same
 // shape for both (same N, T, arrival pattern, re-arm), io_context(1), one
-// thread; the wheel twice, with default options (precise) and with a
+// thread, and for the expert's steady_timer idiom (each connection keeps the
+// time of its last input; its steady_timer, armed for the idle period,
+// checks that time when it fires and re-arms for what remains, or, with the
+// period over, starts the next: here, with no input, every expiry is the
+// end of a period, and the next is armed for T from the handler's clock
+// read); the wheel twice, with default options (precise) and with a
 // tolerance of 1/64 of T (a 30 s timeout may complete up to 0.47 s late, a
 // 1 h one 56 s). The tolerance is each timer's own, timer.tolerance(T / 64),
 // not wheel_options::tolerance, the context's fraction of each wait's
@@ -72,11 +77,16 @@
 // ("beyond window"): the wheel decides within that window, so what is left
 // is the loop's own delay in running the handler, which steady_timer's
 // handlers have too (their lateness columns); it is reported, and checked
-// against a scheduling allowance of 50 ms. Budgets (informational
-// PASS/MISS): precise wheel CPU <= 1:3 of steady_timer's at 1M x 30 s and
-// <= 1:1 in every cell; touches per arm <= levels + 1 (5: level 0 and three
-// above); with tolerance, loop wakeups <= 1:10 and CPU <= 1:5 of
-// steady_timer's in every cell.
+// against a scheduling allowance of 50 ms. Budgets (SPEC 5, informational
+// PASS/MISS): precise wheel CPU <= 1:3 of steady_timer's at 1M x 30 s; in
+// the sparse cells, where every expiry is a wakeup of its own (the mean
+// spacing of the expiries, T / N, at least a tick), <= 1.10 of
+// steady_timer's as the median of --reps runs (default 5: each run both
+// sides back to back, the order alternating; a shared machine's noise in one
+// run is not a verdict), and <= 1:1 in the other cells; touches per arm <=
+// levels + 1 (5: level 0 and three above); with tolerance, loop wakeups <=
+// 1:10 and CPU <= 1:5 of steady_timer's in every cell. The idiom has no
+// budget: its CPU is reported against steady_timer's and the wheel's.
 //
 // --cell N T runs that cell alone (T as the tables write it: 30s, 5min,
 // 1h). Under callgrind each side's window is a dump of its own, named by its
@@ -85,8 +95,8 @@
 // expiry from them.
 //
 // Memory: one side of a cell is built, measured and destroyed before the
-// other; the two sides of a cell run back to back (the order alternating
-// from cell to cell) so that the shared machine's noise hits both alike.
+// other; the sides of a cell run back to back (the order rotating from cell
+// to cell) so that the shared machine's noise hits them alike.
 //
 
 #include "bench_support.hpp"
@@ -111,6 +121,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -206,6 +218,31 @@ std::uint64_t wheel_entry_touches(const asio_wheel::wheel_stats& s)
 // ---------------------------------------------------------------------------
 // The fleet.
 
+/// A connection of the expert's steady_timer idiom (see the top of the file):
+/// the time of its last input and its timer.
+struct idiom_connection
+{
+  boost::asio::steady_timer timer;
+  clock_type::time_point last_input;
+
+  explicit idiom_connection(boost::asio::io_context& io) : timer(io) {}
+};
+
+template <class Timer>
+constexpr bool is_wheel_v = std::is_same_v<Timer, asio_wheel::wheel_timer>;
+template <class Timer>
+constexpr bool is_idiom_v = std::is_same_v<Timer, idiom_connection>;
+
+/// The timer of a fleet's element.
+template <class Timer>
+auto& timer_of(Timer& t)
+{
+  if constexpr (is_idiom_v<Timer>)
+    return t.timer;
+  else
+    return t;
+}
+
 template <class Timer>
 struct fleet;
 
@@ -245,11 +282,24 @@ struct fleet
       ++failed;
       return;
     }
-    Timer& t = timers[index];
+    auto& t = timer_of(timers[index]);
     const auto expiry = t.expiry();
     if (now < expiry)
       ++early;
-    if constexpr (!std::is_same_v<Timer, boost::asio::steady_timer>)
+    if constexpr (is_idiom_v<Timer>)
+    {
+      // The idiom's check: input since the timer was armed (none in W10)
+      // leaves part of the period to wait for.
+      idiom_connection& c = timers[index];
+      const auto deadline = c.last_input + period;
+      if (now < deadline)
+      {
+        t.expires_at(deadline);
+        t.async_wait(rearm_handler<Timer>{this, index});
+        return;
+      }
+    }
+    if constexpr (is_wheel_v<Timer>)
     {
       const auto window_end = expiry + t.tolerance() + tick;
       if (in_window && now > window_end && now - window_end > beyond_window_max)
@@ -261,7 +311,14 @@ struct fleet
           std::chrono::duration_cast<std::chrono::nanoseconds>(now - expiry)
               .count());
     // The idle timeout's re-arm: T from now.
-    t.expires_after(period);
+    if constexpr (is_idiom_v<Timer>)
+    {
+      // The idiom's next period counts from this handler's clock read.
+      timers[index].last_input = now;
+      t.expires_at(now + period);
+    }
+    else
+      t.expires_after(period);
     t.async_wait(rearm_handler<Timer>{this, index});
   }
 };
@@ -315,7 +372,7 @@ side_result run_side(const std::string& label, std::size_t n,
     clock_type::duration window,
     double tolerance = 0.0)  // of period, for each wheel timer
 {
-  constexpr bool is_wheel = !std::is_same_v<Timer, boost::asio::steady_timer>;
+  constexpr bool is_wheel = is_wheel_v<Timer>;
   side_result result;
   boost::asio::io_context io{1};
   fleet<Timer> f;
@@ -353,7 +410,9 @@ side_result run_side(const std::string& label, std::size_t n,
   {
     const auto offset = std::chrono::nanoseconds(static_cast<std::int64_t>(
         period_ns * static_cast<__int128>(i + 1) / static_cast<__int128>(n)));
-    Timer& t = f.timers[perm[i]];
+    if constexpr (is_idiom_v<Timer>)
+      f.timers[perm[i]].last_input = base + offset - period;
+    auto& t = timer_of(f.timers[perm[i]]);
     t.expires_at(base + offset);
     t.async_wait(rearm_handler<Timer>{&f, perm[i]});
   }
@@ -605,11 +664,21 @@ int main(int argc, char** argv)
                static_cast<std::uint64_t>(slack) + 1));
     return step * ((window + step - clock_type::duration(1)) / step);
   };
+  // The sparse cells, where every expiry is a wakeup of its own: the mean
+  // spacing of the expiries, T / N, at least a tick. Their budget is the
+  // median of `runs` runs of the precise wheel and steady_timer.
+  const auto is_sparse = [&](std::size_t n, clock_type::duration period) {
+    return period / static_cast<clock_type::rep>(n)
+        >= std::chrono::ceil<clock_type::duration>(wheel_opts.tick);
+  };
+  const int runs = opts.reps ? opts.reps : (opts.smoke ? 1 : 5);
   struct cell
   {
     std::size_t n;
     clock_type::duration period;
-    side_result steady, wheel, tolerant;
+    side_result steady, wheel, tolerant, idiom;
+    bool sparse = false;
+    std::vector<double> run_ratios;  // precise wheel : steady_timer CPU
   };
   std::vector<cell> cells;
   const auto run_start = clock_type::now();
@@ -618,40 +687,59 @@ int main(int argc, char** argv)
   {
     for (std::size_t n : sizes)
     {
-      cell c{n, period, {}, {}, {}};
+      cell c{n, period, {}, {}, {}, {}, is_sparse(n, period), {}};
       const std::string cell_label =
           "W10 N=" + bench::size_label(n) + " T=" + period_label(period) + " ";
+      const auto run_steady = [&](side_result& r, const std::string& suffix) {
+        r = run_side<boost::asio::steady_timer>(
+            cell_label + "steady_timer" + suffix, n, period, warmup, window);
+      };
+      const auto run_wheel = [&](side_result& r, const std::string& suffix) {
+        r = run_side<asio_wheel::wheel_timer>(
+            cell_label + "wheel_timer" + suffix, n, period, warmup, window);
+      };
       // Back to back, the order rotating from cell to cell.
-      const auto run_steady = [&] {
-        c.steady = run_side<boost::asio::steady_timer>(
-            cell_label + "steady_timer", n, period, warmup, window);
-      };
-      const auto run_wheel = [&] {
-        c.wheel = run_side<asio_wheel::wheel_timer>(
-            cell_label + "wheel_timer", n, period, warmup, window);
-      };
-      const auto run_tolerant = [&] {
-        c.tolerant =
-            run_side<asio_wheel::wheel_timer>(cell_label + "wheel_1/64T", n,
-                period, warmup, tolerant_window(period), tolerance_fraction);
-      };
-      switch (cell_index++ % 3)
+      const std::function<void()> sides[] = {[&] { run_steady(c.steady, ""); },
+          [&] { run_wheel(c.wheel, ""); },
+          [&] {
+            c.tolerant = run_side<asio_wheel::wheel_timer>(
+                cell_label + "wheel_1/64T", n, period, warmup,
+                tolerant_window(period), tolerance_fraction);
+          },
+          [&] {
+            c.idiom = run_side<idiom_connection>(
+                cell_label + "steady_idiom", n, period, warmup, window);
+          }};
+      constexpr std::size_t side_count = std::size(sides);
+      for (std::size_t k = 0; k < side_count; ++k)
+        sides[(cell_index + k) % side_count]();
+      ++cell_index;
+      c.run_ratios.push_back(c.steady.cpu_ms_per_s > 0
+              ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s
+              : 0);
+      // The sparse cells' further runs: both sides again, back to back, the
+      // order alternating; the checks below see the first run's.
+      for (int run = 1; c.sparse && run < runs; ++run)
       {
-      case 0:
-        run_steady();
-        run_wheel();
-        run_tolerant();
-        break;
-      case 1:
-        run_wheel();
-        run_tolerant();
-        run_steady();
-        break;
-      default:
-        run_tolerant();
-        run_steady();
-        run_wheel();
-        break;
+        const std::string suffix = " run " + std::to_string(run + 1);
+        side_result steady, wheel;
+        if (run % 2)
+        {
+          run_wheel(wheel, suffix);
+          run_steady(steady, suffix);
+        }
+        else
+        {
+          run_steady(steady, suffix);
+          run_wheel(wheel, suffix);
+        }
+        report.check(steady.early == 0 && wheel.early == 0 && steady.failed == 0
+                && wheel.failed == 0,
+            "W10 N=" + bench::size_label(n) + ", T=" + period_label(period)
+                + suffix + ": no handler early, none with an error");
+        c.run_ratios.push_back(steady.cpu_ms_per_s > 0
+                ? wheel.cpu_ms_per_s / steady.cpu_ms_per_s
+                : 0);
       }
 
       const std::string tl = period_label(period);
@@ -659,7 +747,8 @@ int main(int argc, char** argv)
       const std::string where = "N=" + bench::size_label(n) + ", T=" + tl;
       for (auto [impl, r] : {std::pair{"steady_timer", c.steady},
                std::pair{"wheel_timer", c.wheel},
-               std::pair{"wheel_1/64T", c.tolerant}})
+               std::pair{"wheel_1/64T", c.tolerant},
+               std::pair{"steady_idiom", c.idiom}})
       {
         const bool wheel = r.drive_wakeups_per_s >= 0;
         std::printf("%5s %5s %-13s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f "
@@ -738,6 +827,20 @@ int main(int argc, char** argv)
           ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s
           : 0;
       report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady", ratio);
+      if (c.sparse)
+      {
+        report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady_median",
+            bench::median(c.run_ratios));
+        report.measure(wl, "wheel_timer", n, "runs",
+            static_cast<double>(c.run_ratios.size()));
+      }
+      report.measure(wl, "steady_idiom", n, "cpu_ratio_to_steady",
+          c.steady.cpu_ms_per_s > 0
+              ? c.idiom.cpu_ms_per_s / c.steady.cpu_ms_per_s
+              : 0);
+      report.measure(wl, "wheel_timer", n, "cpu_ratio_to_idiom",
+          c.idiom.cpu_ms_per_s > 0 ? c.wheel.cpu_ms_per_s / c.idiom.cpu_ms_per_s
+                                   : 0);
       if (reactor_is_epoll)
       {
         // Allowed beyond steady_timer's: 0.1 per wakeup, and one set for each level-1 block
@@ -795,6 +898,17 @@ int main(int argc, char** argv)
       [&](const cell& c) {
         return ratio(c.wheel.cpu_ms_per_s, c.steady.cpu_ms_per_s);
       });
+  print_table("wheel_timer : steady_timer CPU per second, the median of the "
+              "runs in the sparse cells (every cell's first run above)",
+      [&](const cell& c) { return bench::median(c.run_ratios); });
+  print_table("steady_timer idiom : steady_timer CPU per second of real time",
+      [&](const cell& c) {
+        return ratio(c.idiom.cpu_ms_per_s, c.steady.cpu_ms_per_s);
+      });
+  print_table("wheel_timer : steady_timer idiom CPU per second of real time",
+      [&](const cell& c) {
+        return ratio(c.wheel.cpu_ms_per_s, c.idiom.cpu_ms_per_s);
+      });
   print_table("wheel_timer with tolerance 1/64 T : steady_timer CPU per second",
       [&](const cell& c) {
         return ratio(c.tolerant.cpu_ms_per_s, c.steady.cpu_ms_per_s);
@@ -813,6 +927,18 @@ int main(int argc, char** argv)
           return ratio(
               c.wheel.timer_sets_per_wakeup, c.steady.timer_sets_per_wakeup);
         });
+  std::printf("\nsparse cells (T / N at least a tick), wheel_timer : "
+              "steady_timer CPU of each run:\n");
+  for (const cell& c : cells)
+  {
+    if (!c.sparse)
+      continue;
+    std::printf("%5s %5s", bench::size_label(c.n).c_str(),
+        period_label(c.period).c_str());
+    for (double r : c.run_ratios)
+      std::printf(" %7.3f", r);
+    std::printf("   median %.3f\n", bench::median(c.run_ratios));
+  }
   std::printf("\ntouches per arm: (waits_expired + cascades + round_revisits + "
               "lazy_refilings) / waits_expired over the window, %d levels. "
               "Load average after: %s; "
@@ -836,7 +962,13 @@ int main(int argc, char** argv)
     if (is_dense_cell(c))
       report.budget("W10", "W10 wheel:steady CPU per s" + where + " (1:3)", cpu,
           1.0 / 3, "");
-    report.budget("W10", "W10 wheel:steady CPU per s" + where, cpu, 1.0, "");
+    if (c.sparse)
+      report.budget("W10",
+          "W10 wheel:steady CPU per s" + where + ", sparse, median of "
+              + std::to_string(c.run_ratios.size()) + " runs",
+          bench::median(c.run_ratios), 1.10, "");
+    else
+      report.budget("W10", "W10 wheel:steady CPU per s" + where, cpu, 1.0, "");
   }
   for (const cell& c : cells)
   {

@@ -411,29 +411,42 @@ void expect_nothing_but_pong(line_client& client)
   expect_line(client, "PONG");
 }
 
-std::map<std::string, std::uint64_t> query_stats(unsigned short port)
+std::string query_stats_line(unsigned short port)
 {
   line_client client(port);
   client.read_welcome();
   BOOST_REQUIRE(client.send_line("/stats"));
-  std::map<std::string, std::uint64_t> stats;
   for (int lines = 0; lines < 10; ++lines)
   {  // a PING or broadcast may come first
     const auto line = client.read_line(milliseconds(2000));
     BOOST_REQUIRE_MESSAGE(line.has_value(), "no answer to /stats");
-    if (line->rfind("STATS ", 0) != 0)
-      continue;
-    std::istringstream fields(line->substr(6));
-    std::string field;
-    while (fields >> field)
-    {
-      const auto eq = field.find('=');
-      if (eq != std::string::npos)
-        stats[field.substr(0, eq)] = std::stoull(field.substr(eq + 1));
-    }
-    return stats;
+    if (line->rfind("STATS ", 0) == 0)
+      return *line;
   }
   BOOST_FAIL("no STATS line among the first 10 lines");
+  return {};
+}
+
+std::map<std::string, std::uint64_t> query_stats(unsigned short port)
+{
+  return parse_stats(query_stats_line(port));
+}
+
+std::map<std::string, std::uint64_t> parse_stats(const std::string& line)
+{
+  std::map<std::string, std::uint64_t> stats;
+  std::istringstream fields(line.substr(line.find(' ') + 1));
+  std::string field;
+  while (fields >> field)
+  {
+    const auto eq = field.find('=');
+    const std::string value =
+        eq == std::string::npos ? std::string() : field.substr(eq + 1);
+    // The numbers only (timers=wheel is a name).
+    if (!value.empty()
+        && value.find_first_not_of("0123456789") == std::string::npos)
+      stats[field.substr(0, eq)] = std::stoull(value);
+  }
   return stats;
 }
 

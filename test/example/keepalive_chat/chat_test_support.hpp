@@ -144,8 +144,12 @@ void expect_line(line_client& client, const std::string& expected,
 // before the PING has been handled and nothing else was queued for us.
 void expect_nothing_but_pong(line_client& client);
 
-// Sends /stats on a fresh connection and parses "STATS key=value ...".
+// Sends /stats on a fresh connection and returns the "STATS key=value ..."
+// line.
+std::string query_stats_line(unsigned short port);
+// The same, parsed: the fields whose values are numbers.
 std::map<std::string, std::uint64_t> query_stats(unsigned short port);
+std::map<std::string, std::uint64_t> parse_stats(const std::string& line);
 
 std::string close_kind_name(line_client::close_kind kind);
 inline std::ostream& operator<<(std::ostream& out, line_client::close_kind kind)

@@ -400,11 +400,16 @@ BOOST_AUTO_TEST_CASE(
       "the non-reading client was not disconnected");
 }
 
-BOOST_AUTO_TEST_CASE(write_deadline_cuts_off_a_stalled_reader)
+// A server with `flags` cuts off a client that stops reading by its write
+// deadline of 500 ms.
+void expect_write_deadline_cuts_off_a_stalled_reader(
+    std::vector<std::string> flags)
 {
-  // A huge --max-queue: only the write deadline (a second wheel timer) can act.
-  server_process server(
-      {"--max-queue", "1073741824", "--write-timeout", "500ms"});
+  // A huge --max-queue: only the write deadline (a second timer) can act.
+  for (const char* flag :
+      {"--max-queue", "1073741824", "--write-timeout", "500ms"})
+    flags.push_back(flag);
+  server_process server(flags);
   line_client sleeper(server.port(), 4096);
   line_client talker(server.port());
   talker.read_welcome();
@@ -428,6 +433,11 @@ BOOST_AUTO_TEST_CASE(write_deadline_cuts_off_a_stalled_reader)
       sleeper.wait_for_close(5000ms) != line_client::close_kind::timeout);
 }
 
+BOOST_AUTO_TEST_CASE(write_deadline_cuts_off_a_stalled_reader)
+{
+  expect_write_deadline_cuts_off_a_stalled_reader({});
+}
+
 BOOST_AUTO_TEST_CASE(max_connections_is_enforced_with_a_refusal_line)
 {
   server_process server({"--max-connections", "2"});
@@ -444,6 +454,89 @@ BOOST_AUTO_TEST_CASE(max_connections_is_enforced_with_a_refusal_line)
   line_client fourth(server.port());
   fourth.read_welcome();
   expect_nothing_but_pong(fourth);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// --timers: the session timers are wheel_timer, steady_timer re-armed on
+// every line, or steady_timer with the expert's idiom; the protocol is the
+// same.
+BOOST_AUTO_TEST_SUITE(timers_flag)
+
+BOOST_AUTO_TEST_CASE(each_kind_is_the_one_stats_names_and_refreshes_its_way)
+{
+  // After 20 lines of one client: with the wheel the session's waits are in
+  // it (two each: idle and write); with steady_timer they are not. With the
+  // wheel and the idiom a line starts no wait; with steady every line does
+  // (20 for alice's lines, one for the /stats line, one at each start).
+  const std::pair<const char*, std::uint64_t> kinds[] = {
+      {"wheel", 2}, {"steady", 23}, {"steady-lazy", 2}};
+  for (const auto& [timers, idle_waits] : kinds)
+  {
+    BOOST_TEST_CONTEXT("--timers " << timers)
+    {
+      server_process server({"--timers", timers, "--idle-timeout", "30s"});
+      line_client alice(server.port());
+      alice.read_welcome();
+      for (int i = 0; i < 20; ++i)
+        BOOST_REQUIRE(alice.send_line("PING"));
+      for (int i = 0; i < 20; ++i)
+        expect_line(alice, "PONG");
+      const std::string line = query_stats_line(server.port());
+      BOOST_TEST(line.find(" timers=" + std::string(timers) + " ")
+              != std::string::npos,
+          line);
+      const auto stats = parse_stats(line);
+      BOOST_TEST(stats.at("pending_waits")
+          == (std::string(timers) == "wheel" ? 4u : 0u));
+      BOOST_TEST(stats.at("idle_timer_waits") == idle_waits);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(steady_kinds_ping_and_close_idle_clients_on_time)
+{
+  // As with the wheel (idle_policy): a silent client, and one whose line
+  // moved its idle clock later; steady-lazy's timer finds that line when it
+  // fires and waits for what remains.
+  const double allowed =
+      std::chrono::duration<double, std::milli>(allowed_lateness).count();
+  for (const char* timers : {"steady", "steady-lazy"})
+  {
+    BOOST_TEST_CONTEXT("--timers " << timers)
+    {
+      server_process server(
+          {"--timers", timers, "--idle-timeout", "1s", "--tick", "10ms"});
+      {
+        line_client client(server.port());
+        client.read_welcome();
+        idle_policy::expect_ping_then_bye_from(
+            client, client.connect_started(), 1000.0, allowed, "silent");
+      }
+      {
+        line_client client(server.port());
+        client.read_welcome();
+        BOOST_TEST_REQUIRE(client.stays_quiet_for(300ms));
+        // Taken before the line leaves: the server's idle clock restarts later.
+        const auto sent = clock_type::now();
+        expect_nothing_but_pong(client);
+        idle_policy::expect_ping_then_bye_from(
+            client, sent, 1000.0, allowed, "after a line");
+      }
+      BOOST_TEST(query_stats(server.port()).at("kicked_idle") == 2u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(
+    steady_kinds_cut_off_a_stalled_reader_by_the_write_deadline)
+{
+  for (const char* timers : {"steady", "steady-lazy"})
+    BOOST_TEST_CONTEXT("--timers " << timers)
+    {
+      limits::expect_write_deadline_cuts_off_a_stalled_reader(
+          {"--timers", timers});
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -505,6 +598,11 @@ BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag)
       {"--idle-tolerance", "nan"},
       {"--idle-tolerance", "1/64s"},
       {"--idle-tolerance"},
+      {"--timers", "fast"},
+      {"--timers", "Steady"},
+      {"--timers"},
+      // steady_timer has no tolerance: the flag would do nothing.
+      {"--idle-tolerance", "1/64", "--timers", "steady-lazy"},
   };
   for (const auto& args : cases)
   {
@@ -535,7 +633,7 @@ BOOST_AUTO_TEST_CASE(help_lists_every_flag_and_exits_zero)
   BOOST_TEST(*status == 0);
   for (const char* flag : {"--bind", "--port", "--idle-timeout", "--tick",
            "--idle-tolerance", "--write-timeout", "--max-connections",
-           "--threads", "--max-line", "--max-queue", "--help"})
+           "--threads", "--max-line", "--max-queue", "--timers", "--help"})
     BOOST_TEST(out.find(flag) != std::string::npos,
         "--help does not mention " << flag);
 }
@@ -583,19 +681,33 @@ BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol)
 
 BOOST_AUTO_TEST_CASE(load_client_passes_against_the_server)
 {
-  server_process server({"--idle-timeout", "1s", "--tick", "10ms"});
-  child_process load(KEEPALIVE_CHAT_LOAD,
-      {"--port", std::to_string(server.port()), "--connections", "300",
-          "--active", "30", "--messages", "3", "--periods", "2"});
-  const auto status = load.wait_for_exit(60000ms);
-  const std::string summary = load.read_rest_of_stdout(1000ms);
-  BOOST_TEST_MESSAGE(summary);
-  BOOST_TEST_REQUIRE(
-      status.has_value(), "the load client did not finish within 60 s");
-  BOOST_TEST(*status == 0, "load client summary:\n" << summary);
-  BOOST_TEST(summary.find("kicked: 270 of 270 silent") != std::string::npos);
-  BOOST_TEST(summary.find("survived: 30 of 30 active") != std::string::npos);
-  BOOST_TEST(summary.find("result: PASS") != std::string::npos);
+  // Its checks (every silent connection closed within [idle, idle + tick +
+  // 100 ms], PINGs never early, no active one lost), with each kind of
+  // session timer.
+  for (const char* timers : {"wheel", "steady", "steady-lazy"})
+  {
+    BOOST_TEST_CONTEXT("--timers " << timers)
+    {
+      server_process server(
+          {"--idle-timeout", "1s", "--tick", "10ms", "--timers", timers});
+      child_process load(KEEPALIVE_CHAT_LOAD,
+          {"--port", std::to_string(server.port()), "--connections", "300",
+              "--active", "30", "--messages", "3", "--periods", "2"});
+      const auto status = load.wait_for_exit(60000ms);
+      const std::string summary = load.read_rest_of_stdout(1000ms);
+      BOOST_TEST_MESSAGE(summary);
+      BOOST_TEST_REQUIRE(
+          status.has_value(), "the load client did not finish within 60 s");
+      BOOST_TEST(*status == 0, "load client summary:\n" << summary);
+      BOOST_TEST(
+          summary.find("kicked: 270 of 270 silent") != std::string::npos);
+      BOOST_TEST(
+          summary.find("survived: 30 of 30 active") != std::string::npos);
+      BOOST_TEST(summary.find("result: PASS") != std::string::npos);
+      BOOST_TEST(summary.find("server timers: " + std::string(timers) + " ")
+          != std::string::npos);
+    }
+  }
 }
 
 // A deliberately wrong server for the load client: it claims a 1 s idle
