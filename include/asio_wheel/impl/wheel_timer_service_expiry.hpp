@@ -92,9 +92,9 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::move_expiry(
     // so filed_tick stays <= it and the entry is re-filed lazily. Unless an
     // extension moved earlier after the walk had filed the entry for a
     // later one (see the ground rules): then the tick it is filed at may lie
-    // beyond t's, which the comparison of times tells without a division.
+    // beyond t's, which at_or_before_due tells without a division.
     if (!(t < old_expiry) && !less_tolerance
-        && grid_.time_of(impl.filed_tick() - 1) < t)
+        && grid_.at_or_before_due(impl.filed_tick(), t))
       return moved;
     refile_pending(impl, request);
   }
