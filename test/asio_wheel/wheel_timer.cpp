@@ -522,8 +522,13 @@ BOOST_AUTO_TEST_CASE(extension_without_a_pending_wait_applies_to_the_next_wait)
   timer.extend_after(ticks(7.5, tick));
   const auto extension = t0 + ticks(7.5, tick);
   BOOST_TEST((timer.expiry() == extension));
-  // Past the expiry, before the extension: a new wait is not due.
-  advance_in_steps(io, ticks(3, tick), tick);
+  // Past the expiry, before the extension, with the wheel's walk past the expiry's tick too
+  // (another timer's wait took it to tick 4): a new wait is not due.
+  manual_timer keeper(io, t0 + ticks(3.5, tick));
+  wait_record kept;
+  keeper.async_wait(record_into(kept));
+  advance_in_steps(io, ticks(4, tick), tick);
+  BOOST_TEST_REQUIRE(kept.succeeded_once());
   wait_record record;
   timer.async_wait(record_into(record));
   settle(io);
