@@ -161,7 +161,7 @@ std::string server_usage(const std::string& program)
       << "  --timers KIND           a session's idle and write timers (default "
       << timer_kind_name(d.timers) << "):\n"
       << "                          wheel: asio_wheel::wheel_timer, a line "
-         "calls reschedule_after;\n"
+         "calls extend_after;\n"
       << "                          steady: boost::asio::steady_timer, a line "
          "cancels the wait and\n"
       << "                          starts another; steady-lazy: "

@@ -11,7 +11,7 @@ namespace keepalive_chat {
 
 // The timers of a session, and how a received line refreshes the idle one
 // (--timers; session.hpp):
-//   wheel        asio_wheel::wheel_timer, reschedule_after on every line
+//   wheel        asio_wheel::wheel_timer, extend_after on every line
 //   steady       boost::asio::steady_timer, expires_at + async_wait on every
 //                line (the pending wait is cancelled: an aborted handler runs)
 //   steady_lazy  steady_timer, the expert's idiom: a line only stores its

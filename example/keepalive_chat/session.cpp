@@ -293,15 +293,22 @@ void session::handle_command(std::string_view line)
 void session::refresh_idle()
 {
   last_input_ = clock::now();
+  const bool after_ping = ping_sent_;
   ping_sent_ = false;
   switch (timers_)
   {
   case timer_kind::wheel:
-    // Moves the pending wait without cancelling it: no handler runs, nothing
-    // is allocated, and moving it later costs the wheel no list operation. If
-    // the wait has already expired and its handler is queued, nothing moves
-    // and on_idle_timer sees from last_input_ that it came too soon.
-    idle_timer_.wheel().reschedule_after(server_.options().idle_timeout / 2);
+    // Pushes the pending wait later without cancelling it: one store into
+    // the timer, no lock, no handler runs, nothing is allocated; the wheel
+    // re-files the wait when its slot comes round. If the wait has already
+    // expired and its handler is queued, on_idle_timer sees from last_input_
+    // that it came too soon. After a PING the wait is set for the full idle
+    // timeout, later than the next PING is due: reschedule_after moves it
+    // earlier.
+    if (after_ping)
+      idle_timer_.wheel().reschedule_after(server_.options().idle_timeout / 2);
+    else
+      idle_timer_.wheel().extend_after(server_.options().idle_timeout / 2);
     break;
   case timer_kind::steady:
     // Cancels the pending wait (its handler runs) and starts another.

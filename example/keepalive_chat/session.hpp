@@ -1,9 +1,10 @@
 // One chat connection: reads newline-delimited lines, answers heartbeats and
 // commands, and owns the two timeouts of the example, both wheel timers:
 //
-//  - idle_timer_: read-idle. Every received line calls reschedule_after(idle/2),
-//    which moves the one pending wait later without cancelling it (no handler
-//    runs, nothing is allocated). If it fires, the server sends PING and re-arms
+//  - idle_timer_: read-idle. Every received line calls extend_after(idle/2),
+//    which pushes the one pending wait later without cancelling it (one store:
+//    no handler runs, nothing is allocated, no lock is taken; after a PING,
+//    reschedule_after, which also moves it earlier). If it fires, the server sends PING and re-arms
 //    for the full idle timeout; if that fires too: "BYE idle-timeout", close.
 //  - write_timer_: the write deadline. Its single wait stays pending for the
 //    session's whole life, parked at time_point::max() while nothing is being

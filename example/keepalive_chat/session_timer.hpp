@@ -2,7 +2,7 @@
 // (--timers wheel) or boost::asio::steady_timer (steady, steady-lazy), with
 // the members the session uses, whichever it is. How a timer is refreshed
 // differs with the kind and is the session's business (session.cpp); only
-// the wheel has reschedule_after / reschedule_at.
+// the wheel has extend_after and reschedule_after / reschedule_at.
 #pragma once
 
 #include "options.hpp"

@@ -2,10 +2,12 @@
 // example/timeouts/idle_refresh.cpp
 //
 // An echo server whose connections close after a period without input, with one
-// asio_wheel::wheel_timer per connection: the timer waits once, and every line received moves
-// its expiry with reschedule_after(). No wait is cancelled and none is started again, so a
-// refresh is a clock read, a read of the timer and a store. Use this form when one deadline
-// covers many operations (an idle timeout, a keepalive) and you refresh it often.
+// asio_wheel::wheel_timer per connection: the timer waits once, and every line received pushes
+// its expiry later with extend_after(). No wait is cancelled and none is started again, so a
+// refresh is a clock read and one store into the timer, without a lock or a read of the timer:
+// what the expert's steady_timer idiom (store the time of the last input, check it when the
+// timer fires) costs. Use this form when one deadline covers many operations (an idle timeout,
+// a keepalive) and you refresh it often.
 //
 // doc/timeouts.md shows the session class, the region between the two "//! [session]" lines,
 // and the test doc_snippets fails if the two differ.
@@ -59,7 +61,7 @@ private:
             return;
           }
           // Input: idle again from now.
-          self->idle_timer_.reschedule_after(self->idle_);
+          self->idle_timer_.extend_after(self->idle_);
           net::async_write(self->socket_, net::buffer(self->data_, n),
               [self](error_code ec, std::size_t) {
                 if (!ec)

@@ -3,8 +3,9 @@
 //
 // basic_wheel_timer: a drop-in replacement for asio::basic_waitable_timer
 // whose pending waits live in a hierarchical timing wheel shared by all
-// timers of the execution context (wheel_timer_service), plus reschedule_at /
-// reschedule_after, the nearly free idle-timeout refresh.
+// timers of the execution context (wheel_timer_service), plus extend_to /
+// extend_after, the idle-timeout refresh that is one store, and
+// reschedule_at / reschedule_after, which move the expiry either way.
 //
 
 #ifndef ASIO_WHEEL_WHEEL_TIMER_HPP
@@ -30,18 +31,22 @@ ASIO_WHEEL_NAMESPACE_BEGIN
  * never early, at most one tick (wheel_options::tick, 1 ms by default) late
  * plus the event loop's own latency.
  *
- * The addition is reschedule_at() / reschedule_after(): move the expiry of
- * the pending waits without cancelling them, which costs a store when the
- * expiry moves later. Refreshing an idle timeout on every received message
- * is then nearly free:
+ * The additions move the expiry of the pending waits without cancelling
+ * them. extend_to() / extend_after() push it later with one store, which
+ * reads nothing of the timer and takes no lock: refreshing an idle timeout
+ * on every received message costs what the expert's steady_timer idiom
+ * (store the time of the last input, check it when the timer fires) costs,
+ * without its code:
  * @code
  * asio_wheel::wheel_timer idle(io, std::chrono::seconds(30));
  * idle.async_wait([&](boost::system::error_code ec) {
  *   if (!ec) socket.close(); // 30 s without input
  * });
  * // on every message:
- * idle.reschedule_after(std::chrono::seconds(30));
+ * idle.extend_after(std::chrono::seconds(30));
  * @endcode
+ * reschedule_at() / reschedule_after() move it either way and return how
+ * many waits they moved; they take the service's lock and read the timer.
  *
  * @par Thread Safety
  * Distinct objects: Safe. Shared objects: Unsafe.
@@ -185,7 +190,8 @@ public:
   /// Aborts the oldest pending wait; returns 0 or 1.
   std::size_t cancel_one() { return service().cancel_one(impl()); }
 
-  /// The timer's expiry as an absolute time.
+  /// The timer's expiry as an absolute time: the later of the expiry set
+  /// and the extension (extend_to).
   time_point expiry() const
   {
     return impl_.get_service().expiry(impl_.get_implementation());
@@ -223,7 +229,7 @@ public:
     return service().reschedule_at(impl(), expiry_time);
   }
 
-  /// reschedule_at(now + @p expiry_time): the idle-timeout refresh.
+  /// reschedule_at(now + @p expiry_time).
   /// @returns The number of waits moved.
   std::size_t reschedule_after(const duration& expiry_time)
   {
@@ -232,6 +238,45 @@ public:
     const time_point now = time_traits::now();
     return service().reschedule_at(
         impl(), time_traits::add(now, expiry_time), now);
+  }
+
+  /// Extends the expiry to @p expiry_time: the timer's waits, pending and
+  /// future, complete with success no earlier than the later of its expiry
+  /// and @p expiry_time, and at most one tick (plus the timer's tolerance)
+  /// after it. expiry() returns that later time.
+  /**
+   * The idle-timeout refresh at the cost of a store: one relaxed atomic
+   * store into the timer, no lock, no read of the timer, nothing returned.
+   * The wheel re-files the pending wait lazily, when its slot comes round.
+   * A @p expiry_time at or before the expiry (as set by expires_* or
+   * reschedule_*) changes nothing; those members clear the extension. A
+   * move carries it; the tolerance stays what the expiry set.
+   *
+   * The last call wins: extend_to(t0) after extend_to(t1), t0 < t1, leaves
+   * t0. extend_after() with the same duration on a steady clock only ever
+   * moves later, which is the use it is made for. A call that moves the
+   * extension earlier cannot re-file the wait (it reads nothing): the wait
+   * still completes no earlier than expiry(), but may complete as late as
+   * one tick past the latest extension the wheel saw. To move a wait
+   * earlier, use reschedule_at().
+   *
+   * Thread safety is the object's, as for every member; the wheel's walk,
+   * which may run on another thread, reads the extension under the
+   * service's lock. If the walk finds the wait due before the store
+   * reaches it, the wait completes with success, as Asio's timer does when
+   * expires_after() comes after the wait expired.
+   */
+  void extend_to(const time_point& expiry_time) noexcept
+  {
+    service_type::extend_to(impl(), expiry_time);
+  }
+
+  /// extend_to(now + @p expiry_time): the idle-timeout refresh, a clock
+  /// read and a store.
+  void extend_after(const duration& expiry_time)
+  {
+    service_type::extend_to(
+        impl(), time_traits::add(time_traits::now(), expiry_time));
   }
 
   /// Sets how late this timer's waits may complete: up to @p tolerance

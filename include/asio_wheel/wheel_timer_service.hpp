@@ -52,11 +52,27 @@
 // slice_request and sent once it is released, and operations are allocated
 // before it is taken.
 //
+// One field of a timer is not guarded: its extension (extend_to), a
+// std::atomic that the timer's owner stores with a relaxed store and no
+// lock. The service only reads it, under the lock; it is written under the
+// lock only by the owner's own calls (expires_*, reschedule_* clear it, a
+// move carries it). Its effective expiry, the later of expiry and
+// extension, is what every decision reads. A store that races a walk on
+// another thread is read by the walk or not: if not, the walk decides the
+// timer's waits by the effective expiry it read, and if that has passed,
+// they complete with success (as with Asio's timer when expires_after
+// comes after the wait expired); if it is read, the entry is re-filed for
+// it. Either way no wait is decided before the effective expiry the walk
+// read. The store orders nothing else: it publishes no other data.
+//
 // Invariants, whenever the lock is free:
 //   - a timer with pending waits is filed in the wheel at or before its due
-//     tick (its expiry rounded up to a tick, later by its tolerance if it
-//     has one); a ghost or a lazily moved entry may be filed earlier than
-//     that, never later;
+//     tick (its effective expiry rounded up to a tick, later by its
+//     tolerance if it has one); a ghost or a lazily moved entry may be filed
+//     earlier than that, never later. The one exception: extend_to reads
+//     nothing, so an extension stored earlier than one the walk has already
+//     re-filed the entry for (the last call wins) leaves it filed for that
+//     later one, never beyond the latest effective expiry the walk read;
 //   - no wait is decided before its expiry: one whose tick is due when it
 //     is armed is decided at once, with success, and completes through the
 //     slices, never inside async_wait;
@@ -88,6 +104,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -102,13 +119,48 @@ struct timer_waits
   wait_op_queue waits;
 };
 
-/// The expiry and its tolerance, first in the timer's implementation (see
-/// below).
+/// The expiry, its extension and its tolerance, first in the timer's
+/// implementation (see below).
+///
+/// The extension (basic_wheel_timer::extend_to) is a second time, stored by
+/// the timer's owner with one relaxed store, without the lock and without
+/// reading anything of the timer: the timer's effective expiry is the later
+/// of the two. Everything that decides or files a wait reads effective(),
+/// under the lock; setting the expiry (expires_*, reschedule_*) clears the
+/// extension. No extension is the smallest representable time, which is
+/// never later than the expiry.
 template <typename TimePoint>
 struct timer_expiry
 {
+  using rep = typename TimePoint::rep;
+  using duration = typename TimePoint::duration;
+
+  static constexpr rep no_extension = (std::numeric_limits<rep>::min)();
+
   TimePoint expiry{};
+  std::atomic<rep> extension{no_extension};
   timer_slack slack;
+
+  /// The later of the expiry and the extension.
+  TimePoint effective() const noexcept
+  {
+    const rep e = extension.load(std::memory_order_relaxed);
+    return e > expiry.time_since_epoch().count() ? TimePoint(duration(e))
+                                                 : expiry;
+  }
+
+  /// Sets the extension: one relaxed store (see the ground rules above).
+  void extend_to(const TimePoint& t) noexcept
+  {
+    extension.store(t.time_since_epoch().count(), std::memory_order_relaxed);
+  }
+
+  /// Sets the expiry exactly: no extension any more.
+  void set_expiry(const TimePoint& t) noexcept
+  {
+    expiry = t;
+    extension.store(no_extension, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace detail
@@ -182,7 +234,7 @@ public:
   /// @{
 
   /// Initialises a new timer: no expiry, no wait.
-  void construct(implementation_type& impl) { impl.expiry = time_point(); }
+  void construct(implementation_type& impl) { impl.set_expiry(time_point()); }
 
   /// Destroys a timer: its pending waits complete with operation_aborted.
   void destroy(implementation_type& impl);
@@ -205,7 +257,8 @@ public:
   /// Aborts the oldest pending wait; returns 0 or 1.
   std::size_t cancel_one(implementation_type& impl);
 
-  /// The timer's expiry.
+  /// The timer's effective expiry: the later of its expiry and its
+  /// extension.
   time_point expiry(const implementation_type& impl) const;
 
   /// Aborts all pending waits, then sets the expiry (Asio's expires_at).
@@ -223,6 +276,16 @@ public:
   /// The same, for an expiry set at @p now (reschedule_after).
   std::size_t reschedule_at(
       implementation_type& impl, const time_point& t, const time_point& now);
+
+  /// Sets the timer's extension to @p t: its waits complete no earlier than
+  /// the later of its expiry and @p t. One relaxed store, without the lock,
+  /// reading nothing (not even the service: it is static); the walk re-files
+  /// the entry lazily. See the ground rules at the top of this file for a
+  /// store that races the walk.
+  static void extend_to(implementation_type& impl, const time_point& t) noexcept
+  {
+    impl.extend_to(t);
+  }
 
   /// Sets the timer's own tolerance, which replaces the context's
   /// (wheel_options::tolerance): its waits may complete up to @p d late,

@@ -273,6 +273,57 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST((record.completed_at <= start + ticks(2001.5 + 11 + 1, tick)));
 }
 
+BOOST_AUTO_TEST_CASE(an_extended_wait_keeps_its_tolerance_and_its_window)
+{
+  // The window of an extended wait is [extension, extension + tolerance + one tick]; the
+  // tolerance stays what the expiry set: the timer's own, or the context's fraction.
+  {
+    const auto start = align_clock_to(tick);
+    asio::io_context io;
+    auto options = make_options(tick, 8);
+    options.tolerance = 1.0 / 4;
+    install_service(io, options);
+    manual_timer timer(io);
+    timer.expires_after(
+        ticks(100.5, tick));  // 25 ticks under the context's quarter
+    wait_record record;
+    timer.async_wait(record_into(record));
+    const auto extension = start + ticks(300.5, tick);
+    timer.extend_to(extension);
+    BOOST_TEST(timer.tolerance().count() == ticks(25, tick).count());
+    advance_in_steps(io, ticks(300, tick), tick);
+    BOOST_TEST(record.calls == 0, "completed before its extension");
+    advance_in_steps(io, ticks(30, tick), tick);
+    BOOST_TEST(record.succeeded_once());
+    BOOST_TEST((record.completed_at >= extension));
+    BOOST_TEST((record.completed_at <= extension + ticks(25 + 1, tick)));
+  }
+  // A smaller tolerance set after an extension re-files the wait for the extension's window,
+  // not for the expiry's (which has passed).
+  {
+    const auto start = align_clock_to(tick);
+    asio::io_context io;
+    install_service(io, make_options(tick, 8));
+    manual_timer timer(io);
+    timer.tolerance(ticks(4096, tick));
+    timer.expires_after(ticks(10.5, tick));
+    wait_record record;
+    timer.async_wait(record_into(record));
+    const auto extension = start + ticks(100.5, tick);
+    timer.extend_to(extension);
+    advance_in_steps(io, ticks(50, tick), tick);
+    BOOST_TEST_REQUIRE(record.calls == 0);
+    timer.tolerance(ticks(2, tick));
+    settle(io);
+    BOOST_TEST(record.calls == 0,
+        "a smaller tolerance completed a wait whose extension lies ahead");
+    advance_in_steps(io, ticks(60, tick), tick);
+    BOOST_TEST(record.succeeded_once());
+    BOOST_TEST((record.completed_at >= extension));
+    BOOST_TEST((record.completed_at <= extension + ticks(2 + 1, tick)));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_moved_timer_takes_its_tolerance_along)
 {
   asio::io_context io;

@@ -1,16 +1,19 @@
 // wheel_timer.cpp: tests of asio_wheel::basic_wheel_timer (include/asio_wheel/wheel_timer.hpp)
-// on the manual clock: reschedule_at / reschedule_after, "never early, at most one tick late"
+// on the manual clock: reschedule_at / reschedule_after, extend_to / extend_after, "never
+// early, at most one tick late"
 // across many wheel revolutions and far expiries, re-arming after a cancel, what a handler may
 // do to its own timer (destroy, move, cancel, re-arm), and per-operation cancellation after
 // completion.
 #define BOOST_TEST_MODULE asio_wheel service tests
 #include "wheel_test_support.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace asio_wheel_test;
@@ -298,6 +301,393 @@ BOOST_AUTO_TEST_CASE(
   advance_in_steps(io, ticks(1, tick), tick);
   BOOST_TEST(record.succeeded_once());
   BOOST_TEST(service.stats().lazy_refilings == 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// extend_to / extend_after: a store of a second time, the extension; the waits complete at the
+// later of the expiry and the extension. Under the manual clock, so "never early, at most one
+// tick late" is exact.
+BOOST_AUTO_TEST_SUITE(extend)
+
+// Checks that every record in `records` is still pending before `expiry` (stepping a tick at a
+// time) and completes once with success within one tick of it.
+void check_completes_at(asio::io_context& io,
+    const std::vector<wait_record*>& records, manual_clock::time_point expiry,
+    const char* what)
+{
+  while (manual_clock::now() + tick <= expiry)
+  {
+    manual_clock::advance(tick);
+    settle(io);
+    for (const wait_record* r : records)
+      BOOST_REQUIRE_MESSAGE(r->calls == 0,
+          what << ": a wait completed "
+               << (expiry - manual_clock::now()).count()
+               << " ns before its expiry");
+  }
+  manual_clock::advance(tick);
+  settle(io);
+  for (const wait_record* r : records)
+  {
+    BOOST_TEST(r->succeeded_once(),
+        what << ": must complete once with success within a tick of its "
+                "expiry, got "
+             << r->calls << " calls, " << r->ec.message());
+    BOOST_TEST((r->completed_at >= expiry), what << ": early");
+    BOOST_TEST((r->completed_at <= expiry + tick), what << ": a tick late");
+  }
+}
+
+BOOST_DATA_TEST_CASE(later_extension_is_refiled_lazily_and_completes_at_it,
+    boost::unit_test::data::make(concurrency_hints), concurrency_hint)
+{
+  for (const bool use_extend_to : {true, false})
+  {
+    const auto t0 = align_clock_to(tick);
+    asio::io_context io(concurrency_hint);
+    auto& service = install_service(io, make_options(tick, 8));
+
+    manual_timer timer(io, t0 + ticks(3.5, tick));  // filed for tick 4
+    wait_record first, second;
+    timer.async_wait(record_into(first));
+    timer.async_wait(record_into(second));
+    // Past the old expiry and a revolution of the 8 slots.
+    const auto extension = t0 + ticks(12.5, tick);
+    if (use_extend_to)
+      timer.extend_to(extension);
+    else
+      timer.extend_after(extension - manual_clock::now());
+    BOOST_TEST(
+        (timer.expiry() == extension), "expiry() must return the extension");
+    BOOST_TEST(service.stats().lazy_refilings == 0u,
+        "the extension must not re-file the entry at once");
+
+    advance_in_steps(io, ticks(4, tick), tick);
+    BOOST_TEST(service.stats().lazy_refilings == 1u,
+        "the entry's slot came round at tick 4: it must have been re-filed "
+        "once for the extension");
+    check_completes_at(io, {&first, &second}, extension,
+        use_extend_to ? "extend_to" : "extend_after");
+    BOOST_TEST(service.stats().waits_cancelled == 0u, "extend must not cancel");
+    BOOST_TEST(service.stats().waits_expired == 2u);
+    BOOST_TEST(service.stats().lazy_refilings == 1u);
+    BOOST_TEST(service.stats().max_lateness.count() == ticks(0.5, tick).count(),
+        "lateness is measured from the extension");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(repeated_extensions_keep_the_wait_pending_until_the_last)
+{
+  align_clock_to(tick);
+  asio::io_context io;
+  auto& service = install_service(io, make_options(tick, 8));
+
+  // The idle-timeout pattern of reschedule's test, with extend_after: a 5-tick timeout
+  // refreshed every half tick, 1000 times.
+  manual_timer idle(io, ticks(5, tick));
+  wait_record record;
+  idle.async_wait(record_into(record));
+  for (int i = 0; i < 1000 && record.calls == 0; ++i)
+  {
+    idle.extend_after(ticks(5, tick));
+    manual_clock::advance(ticks(0.5, tick));
+    settle(io);
+  }
+  BOOST_TEST(record.calls == 0, "the wait completed although extended in time");
+  BOOST_TEST(service.stats().pending_waits == 1u);
+  BOOST_TEST(service.stats().lazy_refilings > 0u,
+      "500 ticks of extensions crossed the entry's slot many times");
+  check_completes_at(io, {&record}, idle.expiry(), "the last extension");
+}
+
+BOOST_AUTO_TEST_CASE(extension_earlier_than_the_expiry_changes_nothing)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io;
+  auto& service = install_service(io, make_options(tick, 8));
+
+  const auto expiry = t0 + ticks(6.5, tick);
+  manual_timer timer(io, expiry);
+  wait_record record;
+  timer.async_wait(record_into(record));
+  timer.extend_to(t0 + ticks(2.5, tick));
+  BOOST_TEST((timer.expiry() == expiry));
+  timer.extend_after(ticks(1, tick));
+  BOOST_TEST((timer.expiry() == expiry));
+  check_completes_at(io, {&record}, expiry, "an earlier extension");
+  BOOST_TEST(service.stats().lazy_refilings == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(the_last_extension_wins)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io;
+  install_service(io, make_options(tick, 8));
+
+  // Both later than the expiry, the second earlier than the first: stored before the walk
+  // reaches the entry, the second is the one the wait completes at.
+  manual_timer timer(io, t0 + ticks(2.5, tick));
+  wait_record record;
+  timer.async_wait(record_into(record));
+  timer.extend_to(t0 + ticks(9.5, tick));
+  timer.extend_to(t0 + ticks(5.5, tick));
+  BOOST_TEST((timer.expiry() == t0 + ticks(5.5, tick)));
+  check_completes_at(
+      io, {&record}, t0 + ticks(5.5, tick), "the last extension");
+}
+
+BOOST_AUTO_TEST_CASE(setting_the_expiry_clears_the_extension)
+{
+  align_clock_to(tick);
+  enum class setter
+  {
+    expires_at,
+    expires_after,
+    reschedule_at,
+    reschedule_after
+  };
+  for (const setter how : {setter::expires_at, setter::expires_after,
+           setter::reschedule_at, setter::reschedule_after})
+  {
+    asio::io_context io;
+    install_service(io, make_options(tick, 8));
+    const auto start = manual_clock::now();
+    manual_timer timer(io, start + ticks(2.5, tick));
+    wait_record old_wait;
+    timer.async_wait(record_into(old_wait));
+    timer.extend_to(start + ticks(20.5, tick));
+    // Set exactly, earlier than the extension: the extension must be gone.
+    const auto expiry = start + ticks(4.5, tick);
+    switch (how)
+    {
+    case setter::expires_at:
+      BOOST_TEST(timer.expires_at(expiry) == 1u);
+      break;
+    case setter::expires_after:
+      BOOST_TEST(timer.expires_after(expiry - manual_clock::now()) == 1u);
+      break;
+    case setter::reschedule_at:
+      BOOST_TEST(timer.reschedule_at(expiry) == 1u);
+      break;
+    case setter::reschedule_after:
+      BOOST_TEST(timer.reschedule_after(expiry - manual_clock::now()) == 1u);
+      break;
+    }
+    BOOST_TEST((timer.expiry() == expiry),
+        "the extension survived setting the expiry (setter "
+            << static_cast<int>(how) << ")");
+    // reschedule_* moved the pending wait; expires_* aborted it, so a new one is watched.
+    wait_record fresh;
+    wait_record* watched = &old_wait;
+    if (how == setter::expires_at || how == setter::expires_after)
+    {
+      settle(io);
+      BOOST_TEST(old_wait.aborted_once());
+      timer.async_wait(record_into(fresh));
+      watched = &fresh;
+    }
+    check_completes_at(
+        io, {watched}, expiry, "the expiry set after an extension");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cancel_keeps_the_extension)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io;
+  install_service(io, make_options(tick, 8));
+
+  // As Asio's cancel() keeps the expiry, it keeps the extension.
+  manual_timer timer(io, t0 + ticks(2.5, tick));
+  wait_record aborted;
+  timer.async_wait(record_into(aborted));
+  timer.extend_to(t0 + ticks(6.5, tick));
+  BOOST_TEST(timer.cancel() == 1u);
+  settle(io);
+  BOOST_TEST(aborted.aborted_once());
+  BOOST_TEST((timer.expiry() == t0 + ticks(6.5, tick)));
+  wait_record record;
+  timer.async_wait(record_into(record));
+  check_completes_at(io, {&record}, t0 + ticks(6.5, tick), "after cancel");
+}
+
+BOOST_AUTO_TEST_CASE(extension_without_a_pending_wait_applies_to_the_next_wait)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io;
+  install_service(io, make_options(tick, 8));
+
+  manual_timer timer(io, t0 + ticks(2.5, tick));
+  timer.extend_after(ticks(7.5, tick));
+  const auto extension = t0 + ticks(7.5, tick);
+  BOOST_TEST((timer.expiry() == extension));
+  // Past the expiry, before the extension, with the wheel's walk past the expiry's tick too
+  // (another timer's wait took it to tick 4): a new wait is not due.
+  manual_timer keeper(io, t0 + ticks(3.5, tick));
+  wait_record kept;
+  keeper.async_wait(record_into(kept));
+  advance_in_steps(io, ticks(4, tick), tick);
+  BOOST_TEST_REQUIRE(kept.succeeded_once());
+  wait_record record;
+  timer.async_wait(record_into(record));
+  settle(io);
+  BOOST_TEST(record.calls == 0,
+      "a wait started after the expiry but before the extension completed at "
+      "once");
+  check_completes_at(io, {&record}, extension, "a wait after the extension");
+}
+
+BOOST_AUTO_TEST_CASE(blocking_wait_returns_at_the_extension)
+{
+  align_clock_to(tick);
+  asio::io_context io;
+  install_service(io, make_options(tick, 8));
+
+  // The clock moves a tick a millisecond on another thread (only the clock: the timer is
+  // this thread's) until the wait returns, or for 10 s.
+  manual_timer timer(io, manual_clock::now() + ticks(1.5, tick));
+  const auto extension = manual_clock::now() + ticks(5.5, tick);
+  timer.extend_to(extension);
+  std::atomic<bool> returned{false};
+  std::thread mover([&returned] {
+    for (int i = 0; i < 10000 && !returned.load(); ++i)
+    {
+      manual_clock::advance(tick);
+      std::this_thread::sleep_for(1ms);
+    }
+  });
+  timer.wait();
+  const auto returned_at = manual_clock::now();
+  returned = true;
+  mover.join();
+  BOOST_TEST((returned_at >= extension),
+      "wait() returned " << (extension - returned_at).count()
+                         << " ns before the extension");
+}
+
+BOOST_AUTO_TEST_CASE(a_move_carries_the_extension)
+{
+  const auto t0 = align_clock_to(tick);
+  asio::io_context io;
+  install_service(io, make_options(tick, 8));
+
+  // Move construction: the pending wait, filed for tick 3, and the extension go with it.
+  manual_timer source(io, t0 + ticks(2.5, tick));
+  wait_record record;
+  source.async_wait(record_into(record));
+  source.extend_to(t0 + ticks(5.5, tick));
+  manual_timer moved(std::move(source));
+  BOOST_TEST((moved.expiry() == t0 + ticks(5.5, tick)));
+  BOOST_TEST((source.expiry() == manual_clock::time_point()),
+      "a moved-from timer is as if constructed: no expiry, no extension");
+  check_completes_at(
+      io, {&record}, t0 + ticks(5.5, tick), "a move-constructed timer");
+
+  // Move assignment: the target's own wait is aborted, the source's extension taken.
+  manual_timer target(io, manual_clock::now() + ticks(1.5, tick));
+  wait_record target_wait;
+  target.async_wait(record_into(target_wait));
+  manual_timer source2(io, manual_clock::now() + ticks(1.5, tick));
+  wait_record record2;
+  source2.async_wait(record_into(record2));
+  const auto extension = manual_clock::now() + ticks(4.5, tick);
+  source2.extend_to(extension);
+  target = std::move(source2);
+  settle(io);
+  BOOST_TEST(target_wait.aborted_once());
+  BOOST_TEST((target.expiry() == extension));
+  check_completes_at(io, {&record2}, extension, "a move-assigned timer");
+}
+
+// A wall clock (not steady) that steps: the extension is the expiry the clock must reach,
+// whatever steps it takes (SPEC 10).
+BOOST_AUTO_TEST_CASE(an_extended_wait_follows_the_wall_clock_through_its_steps)
+{
+  using wall_timer =
+      asio_wheel::basic_wheel_timer<manual_wall_clock, manual_wall_wait_traits>;
+  using wall_service = asio_wheel::wheel_timer_service<manual_wall_clock,
+      manual_wall_wait_traits>;
+  const auto wall_tick =
+      std::chrono::duration_cast<manual_wall_clock::duration>(tick);
+  // The wall clock on a tick boundary, so that the service's ticks are on multiples of it.
+  manual_wall_clock::set(manual_wall_clock::time_point(
+      manual_wall_clock::duration(1'000'000'000'000'000'000)));
+  const auto t0 = manual_wall_clock::now();
+  asio::io_context io;
+  asio::make_service<wall_service>(io, make_options(tick, 8));
+  const auto at = [&](double n) {
+    return t0 + manual_wall_clock::duration(ticks(n, tick).count());
+  };
+  // How a wait completed, in wall-clock time.
+  struct wall_record
+  {
+    int calls = 0;
+    error_code ec;
+    manual_wall_clock::time_point completed_at{};
+    bool succeeded_once() const { return calls == 1 && !ec; }
+  };
+  const auto record_into = [](wall_record& r) {
+    return [&r](const error_code& ec) {
+      ++r.calls;
+      r.ec = ec;
+      r.completed_at = manual_wall_clock::now();
+    };
+  };
+  const auto step_to = [&](double n) {
+    // Forward in whole ticks from where the clock is, settling after each.
+    while (manual_wall_clock::now() + wall_tick <= at(n))
+    {
+      manual_wall_clock::step(wall_tick);
+      settle(io);
+    }
+  };
+
+  // A step back after the walk re-filed the entry for its extension: it completes when the
+  // clock has come back to the extension, not before.
+  wall_timer back(io, at(2.5));
+  wall_record back_record;
+  back.async_wait(record_into(back_record));
+  back.extend_to(at(6.5));
+  step_to(4);  // past the expiry: re-filed for tick 7
+  BOOST_TEST_REQUIRE(back_record.calls == 0, "completed before its extension");
+  manual_wall_clock::step(-3 * wall_tick);  // back to tick 1
+  settle(io);
+  step_to(6);
+  BOOST_TEST(back_record.calls == 0,
+      "completed after a step back, before the clock reached its extension");
+  step_to(7);
+  BOOST_TEST(back_record.succeeded_once());
+  BOOST_TEST((back_record.completed_at >= at(6.5)));
+  BOOST_TEST((back_record.completed_at <= at(7.5)));
+
+  // A new wait after a step back, whose expiry the stepped clock has passed but whose
+  // extension it has not: due by neither; it completes at the extension.
+  step_to(12);
+  manual_wall_clock::step(-8 * wall_tick);  // back to tick 4
+  settle(io);
+  wall_timer fresh(io, at(3.5));
+  fresh.extend_to(at(6.5));
+  wall_record fresh_record;
+  fresh.async_wait(record_into(fresh_record));
+  settle(io);
+  BOOST_TEST(fresh_record.calls == 0,
+      "a wait whose extension lies ahead of the stepped clock completed at "
+      "once");
+  step_to(7);
+  BOOST_TEST(fresh_record.succeeded_once());
+  BOOST_TEST((fresh_record.completed_at >= at(6.5)));
+
+  // A step forward past the extension: it completes soon, with success.
+  wall_timer forward(io, manual_wall_clock::now() + wall_tick);
+  wall_record forward_record;
+  forward.async_wait(record_into(forward_record));
+  const auto extension = manual_wall_clock::now() + 5 * wall_tick;
+  forward.extend_to(extension);
+  manual_wall_clock::step(20 * wall_tick);
+  settle(io);
+  BOOST_TEST(forward_record.succeeded_once());
+  BOOST_TEST((forward_record.completed_at >= extension));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

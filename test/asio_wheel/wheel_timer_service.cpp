@@ -697,6 +697,98 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
   BOOST_TEST(s.waits_expired + s.waits_cancelled == ids_used);
 }
 
+// extend_to's store is relaxed and takes no lock, while the walk reads it under the lock on
+// another thread. Here the timers' owner (this thread) extends each timer to 3 ticks ahead,
+// then moves the clock half a tick; two threads run the context. The clock's move publishes
+// the stores before it (it is an acquire-release update that the walk reads first), so a walk
+// that sees the clock at C sees extensions of at least C + 2.5 ticks: no extended timer may
+// complete. Each timer stops being extended at its own round and must then complete once,
+// with success, never before its last extension. Under ThreadSanitizer (scripts/sanitize,
+// label threads) this is also the proof that the store and the walk's read do not race.
+BOOST_AUTO_TEST_CASE(extensions_stored_while_other_threads_walk_the_wheel)
+{
+  constexpr int timer_count = 200;
+  constexpr int extending_rounds = 100;  // every timer, then one stops a round
+  asio::io_context io;
+  install_service(io, make_options(tick, 8));
+  auto work = asio::make_work_guard(io);
+
+  struct extended
+  {
+    explicit extended(asio::io_context& io) : timer(io) {}
+    manual_timer timer;
+    manual_clock::time_point last_extension{};
+    std::atomic<int> calls{0};
+    std::atomic<bool> failed{false};
+    std::atomic<manual_clock::rep> completed_at{0};
+  };
+  std::vector<std::unique_ptr<extended>> timers;
+  for (int i = 0; i < timer_count; ++i)
+  {
+    timers.push_back(std::make_unique<extended>(io));
+    extended& e = *timers.back();
+    e.timer.expires_after(ticks(3, tick));
+    e.last_extension = e.timer.expiry();
+    e.timer.async_wait([&e](const error_code& ec) {
+      e.completed_at = manual_clock::now().time_since_epoch().count();
+      e.failed = static_cast<bool>(ec);
+      ++e.calls;
+    });
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i)
+    threads.emplace_back([&io] { io.run(); });
+
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  int completed_while_extended = 0;
+  for (int round = 0; round < extending_rounds + timer_count; ++round)
+  {
+    for (int i = 0; i < timer_count; ++i)
+    {
+      extended& e = *timers[static_cast<std::size_t>(i)];
+      if (round >= extending_rounds + i)
+        continue;  // no longer extended
+      if (e.calls.load() != 0)
+        ++completed_while_extended;
+      e.timer.extend_after(ticks(3, tick));
+      e.last_extension = e.timer.expiry();
+    }
+    manual_clock::advance(ticks(0.5, tick));
+    std::this_thread::sleep_for(20us);
+  }
+  // The last timers: until every wait has completed, or 60 s.
+  const auto all_done = [&] {
+    for (const auto& e : timers)
+      if (e->calls.load() == 0)
+        return false;
+    return true;
+  };
+  while (!all_done() && std::chrono::steady_clock::now() < deadline)
+  {
+    manual_clock::advance(tick);
+    std::this_thread::sleep_for(100us);
+  }
+  work.reset();
+  for (auto& t : threads)
+    t.join();
+
+  BOOST_TEST(completed_while_extended == 0,
+      completed_while_extended << " times a timer was found completed while it"
+                               << " was still extended 2.5 ticks ahead");
+  int not_once = 0, failed = 0, early = 0;
+  for (const auto& e : timers)
+  {
+    not_once += e->calls.load() != 1;
+    failed += e->failed.load();
+    early +=
+        e->completed_at.load() < e->last_extension.time_since_epoch().count();
+  }
+  BOOST_TEST(not_once == 0, not_once << " waits did not complete exactly once");
+  BOOST_TEST(failed == 0, failed << " waits did not complete with success");
+  BOOST_TEST(
+      early == 0, early << " waits completed before their last extension");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(abort_order)

@@ -4,12 +4,14 @@
 #
 # User-space instructions per refresh of W2, with valgrind --tool=callgrind on
 # bench_churn --smoke (N = 200, 5000 refreshes a loop): the idiom's store of
-# the input's time into its connection against wheel_timer::reschedule_after,
-# each cold and after a read of the connection ("warm"). The program delimits
-# each W2 loop with callgrind client requests (CALLGRIND_ZERO_STATS before,
-# CALLGRIND_DUMP_STATS_AT after, the dump named "W2 SIDE[ warm]
-# refreshes=R"), so each dump holds that loop alone, its io.poll() calls
-# included. Under valgrind clock_gettime is a system call (valgrind hides the
+# the input's time into its connection against wheel_timer::extend_after
+# (side wheel_extend) and wheel_timer::reschedule_after (side wheel_timer),
+# each cold and after a read of the connection ("warm"); and per re-arm of W1
+# (expires_after + async_wait, the aborted handler run by io.poll()), for
+# steady_timer and wheel_timer. The program delimits each loop with callgrind
+# client requests (CALLGRIND_ZERO_STATS before, CALLGRIND_DUMP_STATS_AT after,
+# the dump named "W2 SIDE[ warm] refreshes=R" or "W1 SIDE rearms=R"), so each
+# dump holds that loop alone, its io.poll() calls included. Under valgrind clock_gettime is a system call (valgrind hides the
 # vDSO): a clock read counts about 20 instructions of libc, on both sides.
 # Writes OUT_DIR/callgrind.out.* and OUT_DIR/callgrind_churn.txt (printed).
 # Takes a few seconds.
@@ -41,6 +43,21 @@ valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.%p" \
         s = order[i]; idiom = (s ~ / warm$/ ? "steady_idiom warm" : "steady_idiom")
         printf "| %s | %d | %.1f | %s |\n", s, count[s], per[s],
           (s ~ /^wheel/ && per[idiom] > 0 ? sprintf("%.2f", per[s] / per[idiom]) : "-")
+      }
+    }'
+  echo
+  echo "| W1 side | re-arms | instructions per re-arm | wheel : steady |"
+  echo "|---|---:|---:|---:|"
+  callgrind_dumps "$out_dir"/callgrind.out.*.* | awk -F'\t' '
+    $1 ~ /^W1 / {
+      n = split($1, f, " "); r = f[n]; sub(/^rearms=/, "", r)
+      per[f[2]] = $2 / r; count[f[2]] = r; order[++k] = f[2]
+    }
+    END {
+      for (i = 1; i <= k; i++) {
+        s = order[i]
+        printf "| %s | %d | %.1f | %s |\n", s, count[s], per[s],
+          (s == "wheel_timer" && per["steady_timer"] > 0 ? sprintf("%.2f", per[s] / per["steady_timer"]) : "-")
       }
     }'
 } | tee "$out_dir/callgrind_churn.txt"

@@ -32,11 +32,12 @@ value() { grep '"smoke":false' "$results" | pick_measurement "$@"; }
 
 # --- data files ------------------------------------------------------------
 for n in 1000 100000 1000000; do
-  printf '%s %s %s %s %s %s %s %s %s\n' "$n" \
+  printf '%s %s %s %s %s %s %s %s %s %s\n' "$n" \
     "$(value W1 steady_timer $n ns_per_rearm)" "$(value W1 wheel_timer $n ns_per_rearm)" \
     "$(value W2 wheel_timer $n ns_per_rearm)" "$(value W1 libev $n ns_per_rearm)" \
     "$(value W1 libevent $n ns_per_rearm)" "$(value W2 floor $n ns_per_rearm)" \
-    "$(value W2 read_floor $n ns_per_rearm)" "$(value W2 steady_idiom $n ns_per_rearm)"
+    "$(value W2 read_floor $n ns_per_rearm)" "$(value W2 steady_idiom $n ns_per_rearm)" \
+    "$(value W2 wheel_extend $n ns_per_rearm)"
 done > "$data_dir/churn.dat"
 
 for n in 100000 1000000; do
@@ -81,6 +82,7 @@ set xtics ("1k" 1000, "10k" 10000, "100k" 100000, "1M" 1000000)
 set xrange [700:1400000]
 plot "$data_dir/churn.dat" using 1:2 with linespoints lw 2 title "steady_timer W1 (expires_after + async_wait)", \
      ""                    using 1:3 with linespoints lw 2 title "wheel_timer W1 (expires_after + async_wait)", \
+     ""                    using 1:10 with linespoints lw 2 title "wheel_timer W2 (extend_after)", \
      ""                    using 1:4 with linespoints lw 2 title "wheel_timer W2 (reschedule_after)", \
      ""                    using 1:9 with linespoints lw 2 title "steady_timer idiom W2 (store of the input's time)", \
      ""                    using 1:5 with linespoints lw 2 title "libev ev_timer_again", \

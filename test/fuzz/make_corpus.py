@@ -18,8 +18,9 @@ import struct
 # The order of asio_wheel_model::op_kind.
 (CREATE, ASYNC_WAIT, CANCEL, CANCEL_ONE, EXPIRES_AT, EXPIRES_AFTER, RESCHEDULE_AT,
  RESCHEDULE_AFTER, MOVE_CONSTRUCT, MOVE_ASSIGN, DESTROY, ADVANCE, ADVANCE_IN_STEPS,
- EMIT_CANCELLATION, STEP_CLOCK, SET_TOLERANCE) = range(16)
-KIND_COUNT = 16
+ EMIT_CANCELLATION, STEP_CLOCK, SET_TOLERANCE, EXTEND_TO, EXTEND_AFTER) = range(18)
+KIND_COUNT = 18
+TOLERANT_KIND_COUNT = 16  # the kinds before extend_to: random_tolerance_01..06 use these
 STEADY_KIND_COUNT = 14  # the kinds before step_clock: the random programs random_01..10 use these
 WALL_KIND_COUNT = 15    # and before set_tolerance: random_wall_01..06 use these
 
@@ -70,6 +71,16 @@ def step(amount, mid_advance=0, then_wait_on=None):
 
 def wall(**kw):
     return config(wall=True, **kw)
+
+
+def extend_to(t, amount):
+    """t.extend_to(now + amount sixteenths of a tick)."""
+    return op(EXTEND_TO, t, 0, amount)
+
+
+def extend_after(t, amount):
+    """t.extend_after(amount sixteenths of a tick)."""
+    return op(EXTEND_AFTER, t, 0, amount)
 
 
 def tolerance(t, amount):
@@ -254,6 +265,43 @@ PROGRAMS = {
         config(),
         [op(CREATE, 0, 2, 3 * TICK), tolerance(0, MIN), tolerance(0, MAX), *wait_on(0),
          op(ADVANCE, 0, 0, 5 * R16), tolerance(0, 2 * TICK)]),
+    # Extensions (extend_to, extend_after): the later of the expiry and the extension.
+    'extend_later_refiled_lazily': (
+        config(slots=8),
+        [op(CREATE, 0, 2, 3 * TICK), *wait_on(0, 2), extend_after(0, 20 * TICK + 5),
+         op(ADVANCE_IN_STEPS, 0, 3, 24 * TICK)]),
+    'extend_idle_refresh': (
+        config(),
+        [op(CREATE, 0, 2, 3 * TICK), *wait_on(0)]
+        + [x for _ in range(12) for x in (extend_after(0, 3 * TICK), op(ADVANCE, 0, 0, 8))]
+        + [op(ADVANCE_IN_STEPS, 0, 1, 5 * TICK)]),
+    'extend_earlier_than_expiry': (
+        config(),
+        [op(CREATE, 0, 2, 6 * TICK), *wait_on(0), extend_to(0, 2 * TICK), extend_after(0, MIN),
+         op(ADVANCE_IN_STEPS, 0, 2, 8 * TICK)]),
+    'extend_then_lowered': (
+        config(slots=8),
+        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_to(0, 30 * TICK),
+         op(ADVANCE, 0, 0, 3 * TICK), extend_to(0, 4 * TICK), op(RESCHEDULE_AFTER, 0, 0, 6 * TICK),
+         op(ADVANCE_IN_STEPS, 0, 3, 10 * TICK)]),
+    'extend_cleared_by_expires': (
+        config(),
+        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_to(0, 20 * TICK),
+         op(EXPIRES_AFTER, 0, 0, 4 * TICK), *wait_on(0), op(ADVANCE_IN_STEPS, 0, 3, 6 * TICK)]),
+    'extend_without_wait_then_move': (
+        config(),
+        [op(CREATE, 0, 2, 2 * TICK), extend_after(0, 9 * TICK), op(ADVANCE, 0, 0, 3 * TICK),
+         *wait_on(0), op(MOVE_CONSTRUCT, 1, 0), extend_to(0, MAX),
+         op(ADVANCE_IN_STEPS, 0, 2, 8 * TICK)]),
+    'extend_tolerant': (
+        config(tolerance=1 / 4),
+        [op(CREATE, 0, 2, 40 * TICK), *wait_on(0), extend_after(0, 100 * TICK + 3),
+         op(ADVANCE, 0, 0, 90 * TICK), op(ADVANCE_IN_STEPS, 0, 0, 40 * TICK)]),
+    'extend_wall_step_back': (
+        wall(),
+        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_after(0, 6 * TICK),
+         op(ADVANCE, 0, 0, 4 * TICK), step(-3 * TICK), op(CREATE, 1, 2, -TICK),
+         extend_after(1, 2 * TICK), *wait_on(1), op(ADVANCE_IN_STEPS, 0, 3, 8 * TICK)]),
     'tolerance_wall_step_back': (
         wall(tolerance=1),
         [op(CREATE, 0, 2, 9 * TICK), *wait_on(0), op(ADVANCE, 0, 0, 10 * TICK), step(-5 * TICK),
@@ -266,10 +314,11 @@ PROGRAMS = {
 }
 
 
-def random_program(seed, wall_clock=False, tolerant=False):
+def random_program(seed, wall_clock=False, tolerant=False, extending=False):
     rng = random.Random(seed)
     ops = []
-    kinds = KIND_COUNT if tolerant else WALL_KIND_COUNT if wall_clock else STEADY_KIND_COUNT
+    kinds = (KIND_COUNT if extending else TOLERANT_KIND_COUNT if tolerant
+             else WALL_KIND_COUNT if wall_clock else STEADY_KIND_COUNT)
     for _ in range(rng.randrange(20, 80)):
         kind = rng.randrange(kinds)
         if kind == STEP_CLOCK and not wall_clock:
@@ -279,6 +328,8 @@ def random_program(seed, wall_clock=False, tolerant=False):
         elif kind == STEP_CLOCK:
             amount = rng.choice([MIN, MAX, -rng.randrange(1, TICK + 1), -rng.randrange(1, 4 * TICK),
                                  -rng.randrange(R16, 3 * R16), rng.randrange(1, 4 * TICK)])
+        elif kind == EXTEND_AFTER and rng.random() < 0.5:
+            amount = 3 * TICK + 5  # the idle refresh: the same length every time
         elif kind == SET_TOLERANCE:
             amount = rng.choice([0, MAX, MIN, rng.randrange(1, 4 * TICK),
                                  rng.randrange(R16, 3 * R16)])
@@ -301,6 +352,9 @@ def main():
     for seed in range(1, 7):
         programs['random_tolerance_%02d' % seed] = random_program(
             2000 + seed, wall_clock=seed % 2 == 0, tolerant=True)
+    for seed in range(1, 7):
+        programs['random_extension_%02d' % seed] = random_program(
+            3000 + seed, wall_clock=seed % 2 == 0, tolerant=True, extending=True)
     for name, (cfg, ops) in sorted(programs.items()):
         with open(os.path.join(out, name), 'wb') as f:
             f.write(bytes([cfg]) + b''.join(ops))

@@ -4,7 +4,8 @@
 // seeds on manual_clock (steady), even seeds on manual_wall_clock, whose programs also step
 // the clock back and forth (step_clock).
 // Half of the seeds, on either clock, also use tolerances (a context tolerance, set_tolerance
-// ops, or both: add_tolerance), which let waits complete late within a window.
+// ops, or both: add_tolerance), which let waits complete late within a window; half use
+// extensions (extend_to, extend_after: add_extensions), independently.
 // A failing seed is delta-debugged down to the shortest program that still fails the same way,
 // and the report prints the seed, the wheel configuration and that program, one operation a
 // line.
@@ -190,6 +191,37 @@ void add_tolerance(program& p, std::uint64_t seed)
   p.ops = std::move(ops);
 }
 
+// Extensions in half of the seeds (add_extensions), drawn, as the tolerances are, from a
+// generator of their own and added to the program made without them. About one op in five
+// is then an extension: mostly extend_after by a length fixed for each timer (the idle
+// refresh: later each time the clock has moved on, never earlier), the rest extend_to or
+// extend_after by any amount (earlier than the expiry, earlier than the extension before,
+// the extremes).
+void add_extensions(program& p, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed + 0x2545f4914f6cdd1d);
+  if (rng() % 2 != 0)
+    return;
+  std::vector<timer_op> ops;
+  for (const timer_op& op : p.ops)
+  {
+    if (rng() % 5 == 0)
+    {
+      timer_op e;
+      e.timer = static_cast<std::uint8_t>(rng() % timer_count);
+      const bool refresh = rng() % 3 != 0;
+      e.kind = refresh || rng() % 2 == 0 ? op_kind::extend_after
+                                         : op_kind::extend_to;
+      e.amount = refresh
+          ? static_cast<std::int32_t>((e.timer + 1) * 3 * units_per_tick + 5)
+          : random_expiry_amount(rng, p.config.slots);
+      ops.push_back(e);
+    }
+    ops.push_back(op);
+  }
+  p.ops = std::move(ops);
+}
+
 program make_program(std::uint64_t seed)
 {
   std::mt19937_64 rng(seed);
@@ -290,6 +322,7 @@ program make_program(std::uint64_t seed)
     p.ops.push_back(op);
   }
   add_tolerance(p, seed);
+  add_extensions(p, seed);
   return p;
 }
 
@@ -404,6 +437,9 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
     totals.tolerant_waits_succeeded += summary.tolerant_waits_succeeded;
     totals.waits_held_by_tolerance += summary.waits_held_by_tolerance;
     totals.wakeups_saved += summary.wakeups_saved;
+    totals.waits_at_extension += summary.waits_at_extension;
+    totals.waits_under_lowered_extension +=
+        summary.waits_under_lowered_extension;
     if (f)
     {
       ++failures;
@@ -443,7 +479,11 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
             << totals.tolerant_waits_succeeded << " waits expired"
             << " with one, " << totals.waits_held_by_tolerance
             << " of them held past their tick"
-            << " boundary, wakeups_saved " << totals.wakeups_saved);
+            << " boundary, wakeups_saved " << totals.wakeups_saved
+            << "; extensions: " << totals.waits_at_extension
+            << " waits expired at an extension later than their expiry, "
+            << totals.waits_under_lowered_extension
+            << " while an earlier extension had been later");
   // The run must have exercised what it claims to, or it proves nothing.
   BOOST_TEST(totals.waits_succeeded > 0u);
   BOOST_TEST(totals.waits_aborted > 0u);
@@ -458,6 +498,10 @@ BOOST_AUTO_TEST_CASE(random_programs_match_the_model)
         "tolerance");
     BOOST_TEST(
         totals.wakeups_saved > 0u, "no program saved a wakeup by a tolerance");
+    BOOST_TEST(totals.waits_at_extension > 0u,
+        "no program had a wait expire at an extension");
+    BOOST_TEST(totals.waits_under_lowered_extension > 0u,
+        "no program had a wait expire after its extension was moved earlier");
   }
 }
 

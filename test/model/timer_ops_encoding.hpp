@@ -7,7 +7,8 @@
 // written (test/fuzz/make_corpus.py).
 //
 // A program is a wheel configuration plus a list of operations on a handful of timer objects
-// (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy, tolerance)
+// (create, async_wait, cancel, cancel_one, expires_*, reschedule_*, move, destroy, tolerance,
+// extend_*)
 // and on a manual clock (advance, advance in steps, step either way). The configuration picks
 // the clock: manual_clock (steady: it only goes forward) or manual_wall_clock (not steady: it
 // can step back, as system_clock does), and the context's tolerance (wheel_options::tolerance,
@@ -73,6 +74,8 @@ enum class op_kind : std::uint8_t
   set_tolerance,  // timer.tolerance(|amount| sixteenths of a tick); far_future:
   // duration::max(); far_past: a negative tolerance (-1 ns), which must
   // throw std::invalid_argument and change nothing
+  extend_to,  // timer.extend_to(now + amount)
+  extend_after,  // timer.extend_after(amount)
   kind_count
 };
 
@@ -130,8 +133,9 @@ inline constexpr std::int64_t max_stepped_revolutions = 2;
 // io_context(1); bit 4: the wall clock; bits 5-7: the context's tolerance, an index into
 // tolerance_fractions); then 4 bytes per operation: kind (modulo kind_count), timer (bits 0-2)
 // and other (bits 3-7), and the amount as a little-endian int16. Trailing bytes that do not
-// make a whole op are ignored. (Bit 4 and step_clock, then bits 5-7 and set_tolerance came
-// last: inputs written before them decode as before, on the steady clock, without tolerance.)
+// make a whole op are ignored. (Bit 4 and step_clock, then bits 5-7 and set_tolerance, then
+// extend_to and extend_after came last: inputs written before them decode as before, on the
+// steady clock, without tolerance, without extensions.)
 
 inline constexpr std::size_t bytes_per_op = 4;
 inline constexpr std::size_t max_program_ops =

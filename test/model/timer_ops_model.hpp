@@ -116,6 +116,10 @@ struct run_summary
   std::size_t tolerant_waits_succeeded = 0;
   std::size_t waits_held_by_tolerance = 0;
   std::uint64_t wakeups_saved = 0;
+  // Extensions: successful waits whose expiry was an extension later than the expiry set,
+  // and those of them whose ceiling (model_timer) lay beyond it: an extension had been later.
+  std::size_t waits_at_extension = 0;
+  std::size_t waits_under_lowered_extension = 0;
 };
 
 // The runner's records, outside basic_model_run so that their default member initialisers are
@@ -144,7 +148,11 @@ template <typename TimePoint>
 struct model_wait
 {
   expected_state state = expected_state::pending;
-  TimePoint expiry{};  // for succeeded waits: the expiry it completed for
+  TimePoint
+      expiry{};  // for succeeded waits: the (effective) expiry it completed for
+  // For succeeded waits: what its lateness counts from, the later of its expiry and the highest
+  // effective expiry the wheel may have filed it for (model_timer::ceiling).
+  TimePoint late_from{};
   TimePoint
       completes_at{};  // for succeeded waits: the settle time it must complete at
   duration step{0};  // >0: the clock passed the expiry in steps of this size
@@ -158,7 +166,16 @@ struct model_wait
 template <typename TimePoint>
 struct model_timer
 {
+  // The effective expiry (what expiry() returns): the later of the expiry set (set_expiry)
+  // and the extension (extend_to / extend_after), or the expiry set alone without one.
   TimePoint expiry{};
+  TimePoint expiry_set{};
+  std::optional<TimePoint> extension;
+  // While waits are pending: the highest effective expiry since the first of them was started
+  // or the expiry was last set. extend_to stores without reading the timer, so an extension
+  // moved earlier than one the wheel has already filed the entry for leaves it filed there:
+  // the waits may then complete as late as this ceiling's boundary (plus the tolerance).
+  TimePoint ceiling{};
   std::deque<std::size_t> pending;  // wait ids, oldest first
   // The timer's own tolerance (set_tolerance, in whole ticks), which replaces the context's
   // fraction from then on; nullopt: the context's.
@@ -356,9 +373,21 @@ private:
   // this expiry.
   void set_expiry(model_timer& m, time_point expiry, time_point now)
   {
-    m.expiry = expiry;
+    m.expiry = m.expiry_set = m.ceiling = expiry;
+    m.extension.reset();
     m.tolerance =
         m.own_tolerance ? *m.own_tolerance : context_tolerance(expiry, now);
+    m.held = false;
+  }
+
+  // The model side of extend_to: the effective expiry is the later of the expiry set and the
+  // extension, the last one stored; the tolerance stays what the expiry set.
+  void extend(model_timer& m, time_point extension)
+  {
+    m.extension = extension;
+    m.expiry = (std::max)(m.expiry_set, extension);
+    if (!m.pending.empty())
+      m.ceiling = (std::max)(m.ceiling, m.expiry);
     m.held = false;
   }
 
@@ -405,6 +434,9 @@ private:
     records_.emplace_back();
     waits_.emplace_back();
     signals_.emplace_back();
+    if (model_[t]->pending.empty())
+      model_[t]->ceiling =
+          model_[t]->expiry;  // filed for it (a ghost is re-filed if later)
     model_[t]->pending.push_back(id);
     ++summary_.waits_started;
     auto handler = [this, id](const error_code& ec) {
@@ -565,6 +597,23 @@ private:
       expect_count(at ? "reschedule_at" : "reschedule_after", got,
           model_[t]->pending.size());
       set_expiry(*model_[t], tp, Clock::now());
+      break;
+    }
+    case op_kind::extend_to:
+    case op_kind::extend_after:
+    {
+      if (!exists)
+        return;
+      const bool to = op.kind == op_kind::extend_to;
+      const time_point tp =
+          to ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
+      call([&] {
+        if (to)
+          timers_[t]->extend_to(tp);
+        else
+          timers_[t]->extend_after(to_duration(op.amount));
+      });
+      extend(*model_[t], tp);
       break;
     }
     case op_kind::move_construct:
@@ -779,7 +828,9 @@ private:
       const std::optional<time_point> first =
           i == waited_after_step ? std::nullopt : first_reading;
       const auto due = due_boundary(m->expiry);
-      const auto latest = latest_boundary(due, m->tolerance);
+      const time_point late_from = (std::max)(m->expiry, m->ceiling);
+      const auto latest =
+          latest_boundary(due_boundary(late_from), m->tolerance);
       bool chosen = false;  // completed before it had to: the library's choice
       if (!latest || *latest > now)
       {
@@ -797,7 +848,7 @@ private:
           // Filed: completes at its boundary, or within its tolerance after it. On the steady
           // clock a settle past the boundary finds it pending only if the tolerance chose a
           // later tick (the wheel has processed every tick up to now's).
-          if (Clock::is_steady)
+          if (Clock::is_steady && late_from == m->expiry)
             m->held = true;
           continue;
         }
@@ -820,6 +871,7 @@ private:
         model_wait& w = waits_[id];
         w.state = expected_state::succeeded;
         w.expiry = m->expiry;
+        w.late_from = late_from;
         w.tolerance = m->tolerance;
         w.completes_at = now;
         w.first_reading = first;
@@ -832,6 +884,10 @@ private:
           ++summary_.tolerant_waits_succeeded;
         if (m->held)
           ++summary_.waits_held_by_tolerance;
+        if (m->expiry > m->expiry_set)
+          ++summary_.waits_at_extension;
+        if (late_from > m->expiry)
+          ++summary_.waits_under_lowered_extension;
         if (m->expiry > now)
           ++decided_before_now;
       }
@@ -941,7 +997,8 @@ private:
             name + " completed at " + at_time(r.completed_at)
                 + ", before its expiry " + at_time(w.expiry));
       // The first settle at or after the wait's tick boundary: the boundary is less than one
-      // tick after the expiry, so the lateness is under one tick plus the last clock step.
+      // tick after the expiry, so the lateness is under one tick plus the last clock step
+      // (counted from the ceiling, see model_timer, after an extension moved earlier).
       if (r.completed_at != w.completes_at)
         return fail("completed_late",
             name + " completed at " + at_time(r.completed_at)
@@ -952,7 +1009,7 @@ private:
         // in small steps (the checks above imply it): the tick boundary is under one tick
         // after the expiry, the completion at most the tolerance after that boundary, and the
         // first settle at or after the completion's tick under one step after it.
-        const duration late = r.completed_at - w.expiry - w.tolerance;
+        const duration late = r.completed_at - w.late_from - w.tolerance;
         if (late >= std::chrono::duration_cast<duration>(model_tick) + w.step)
           return fail("completed_late",
               name + " completed " + std::to_string(late.count())

@@ -38,7 +38,8 @@ public:
   /// Tick 0 is @p origin; a tick is @p tick rounded up to the clock's
   /// resolution (at least one clock unit).
   tick_grid(std::chrono::nanoseconds tick, time_point origin) noexcept
-    : tick_(to_clock_tick(tick)), origin_(origin)
+    : tick_(to_clock_tick(tick)), origin_(origin),
+      most_ticks_(~urep(0) / static_cast<urep>(tick_.count()))
   {}
 
   /// The first tick boundary at or after t: waiting for it is never early.
@@ -74,6 +75,31 @@ public:
     const urep q = elapsed(t) / tk;
     return q >= static_cast<urep>(max_tick) ? max_tick - 1
                                             : static_cast<tick_type>(q);
+  }
+
+  /// Whether tick @p k is at or before due_tick(t): time_of(k - 1) < t,
+  /// exact over the whole range, with a multiplication and no division (for
+  /// a check on the path of every reschedule).
+  bool at_or_before_due(tick_type k, const time_point& t) const noexcept
+  {
+    if (t == (time_point::max)())
+      return true;  // due at never_tick
+    const urep tk = static_cast<urep>(tick_.count());
+    const tick_type m = k - 1;
+    if (t >= origin_)
+    {
+      // origin + m * tick < t
+      if (m < 0)
+        return true;
+      const urep um = static_cast<urep>(m);
+      return um <= most_ticks_ && um * tk < elapsed(t);
+    }
+    // origin - |m| * tick < t, t before the origin: m < 0 and |m| * tick >
+    // origin - t.
+    if (m >= 0)
+      return false;
+    const urep back = static_cast<urep>(-(m + 1)) + 1;  // -m, for any m < 0
+    return back > most_ticks_ || back * tk > before(t);
   }
 
   /// Whole ticks in @p d, rounded down (a tolerance never grows by the
@@ -150,6 +176,7 @@ private:
 
   const duration tick_;
   const time_point origin_;
+  const urep most_ticks_;  // the most ticks whose length fits in urep
 };
 
 /// How many ticks late a timer's waits may complete (its tolerance), and

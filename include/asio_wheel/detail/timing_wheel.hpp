@@ -431,10 +431,15 @@ void timing_wheel::advance(
         else
         {
           const tick_type due = due_of(static_cast<const wheel_entry&>(e));
-          if (due == position_)
+          if (due <= position_)
           {
             // Due at the block's first tick (a tick a tolerance chose, see
             // coalesced_tick): it expires from here, without moving down.
+            // Or before it: an entry filed later than its due tick, which
+            // only a timer's extension moved earlier after the entry had
+            // been filed for a later one can be (wheel_timer_service.hpp);
+            // filing it at a tick already passed would lose it for a
+            // revolution.
             --size_;
             expire(e);
           }

@@ -26,10 +26,11 @@ inline void wheel_timer_service<Clock, WaitTraits>::expire(
     implementation_type& impl, const time_point& now, Sink&& sink)
 {
   --stats_.timers_in_wheel;
-  if (impl.expiry < now)
+  const time_point expiry = impl.effective();
+  if (expiry < now)
   {
     // Saturating: an expiry such as time_point::min() is "infinitely" late.
-    const duration late = time_traits::subtract(now, impl.expiry);
+    const duration late = time_traits::subtract(now, expiry);
     const auto late_ns = late >= std::chrono::duration_cast<duration>(
                              (std::chrono::nanoseconds::max)())
         ? (std::chrono::nanoseconds::max)()
@@ -102,9 +103,11 @@ inline void wheel_timer_service<Clock, WaitTraits>::advance_wheel(
       to,
       [this](const detail::wheel_entry& e) {
         const auto& impl = static_cast<const implementation_type&>(e);
-        // A ghost is "due" where it is filed: the walk drops it.
-        return impl.waits.empty() ? impl.filed_tick()
-                                  : tolerant(grid_.due_tick(impl.expiry), impl);
+        // A ghost is "due" where it is filed: the walk drops it. A timer
+        // is due at its effective expiry: a later extension re-files it.
+        return impl.waits.empty()
+            ? impl.filed_tick()
+            : tolerant(grid_.due_tick(impl.effective()), impl);
       },
       [this, &now](detail::wheel_entry& e) {
         auto& impl = static_cast<implementation_type&>(e);
@@ -115,7 +118,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::advance_wheel(
         bool deferred = false;
         if (impl.slack.ticks() != 0)
         {
-          const tick_type precise = grid_.due_tick(impl.expiry);
+          const tick_type precise = grid_.due_tick(impl.effective());
           deferred = precise < tolerant(precise, impl);
         }
         expire(impl, now, [this, deferred](detail::wait_op_base* op) {

@@ -30,12 +30,13 @@ inline void wheel_timer_service<Clock, WaitTraits>::wait(
     implementation_type& impl, error_code& ec)
 {
   ec = error_code();
-  for (time_point now = Clock::now(); now < impl.expiry; now = Clock::now())
+  for (time_point now = Clock::now(); now < impl.effective();
+       now = Clock::now())
   {
     // Sleep in bounded steps, as Asio does, so that clock adjustments and
     // traits that shorten waits are honoured.
-    const auto step =
-        WaitTraits::to_wait_duration(time_traits::subtract(impl.expiry, now));
+    const auto step = WaitTraits::to_wait_duration(
+        time_traits::subtract(impl.effective(), now));
     const auto longest =
         std::chrono::duration_cast<std::decay_t<decltype(step)>>(
             std::chrono::minutes(5));
@@ -72,7 +73,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::arm_timeout(
   slice_request request;
   {
     lock_type lock(mutex_);
-    entry.expiry = expiry;
+    entry.expiry = expiry;  // a timeout's entry is never extended
     entry.slack = slack;
     if (shutdown_)
     {
@@ -158,11 +159,11 @@ inline void wheel_timer_service<Clock, WaitTraits>::enqueue_wait(
     implementation_type& impl, detail::wait_op_base* op, slice_request& request)
 {
   scheduler_.work_started();
-  const tick_type precise = grid_.due_tick(impl.expiry);
+  const time_point expiry = impl.effective();
+  const tick_type precise = grid_.due_tick(expiry);
   // (With waits already queued on the timer, a bounded advance has yet
   // to reach them: join them so that they all complete in order.)
-  if (precise <= wheel_.horizon() && impl.waits.empty()
-      && !rewound_for(impl.expiry))
+  if (precise <= wheel_.horizon() && impl.waits.empty() && !rewound_for(expiry))
   {
     // Already due: completes soon with success, never inside async_wait.
     ++stats_.waits_expired;

@@ -2,8 +2,10 @@
 // asio_wheel/impl/wheel_timer_service_expiry.hpp
 //
 // Setting a timer's expiry: expires_at (Asio's: its pending waits are
-// aborted first) and reschedule_at (ours: they move with it). Moving them
-// later is one store, the wheel entry is re-filed lazily by the walk;
+// aborted first) and reschedule_at (ours: they move with it); both clear
+// the extension (extend_to, one relaxed store without the lock, declared in
+// the class). Moving them later is one store under the lock, the wheel
+// entry is re-filed lazily by the walk;
 // earlier, refile_pending completes them if they are due by then, else
 // moves the entry earlier if it must (refile_earlier, which a smaller
 // tolerance and a new wait on a ghost filed too late use too). Included by
@@ -21,7 +23,7 @@ template <typename Clock, typename WaitTraits>
 inline auto wheel_timer_service<Clock, WaitTraits>::expiry(
     const implementation_type& impl) const -> time_point
 {
-  return impl.expiry;
+  return impl.effective();
 }
 
 template <typename Clock, typename WaitTraits>
@@ -63,7 +65,7 @@ wheel_timer_service<Clock, WaitTraits>::cancel_and_set_expiry(
   {
     lock_type lock(mutex_);
     n = abort_waits(impl, request, max_aborted);
-    impl.expiry = t;
+    impl.set_expiry(t);
     set_context_slack(impl, t, now);
   }
   slices_.send(request);
@@ -78,15 +80,21 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::move_expiry(
   std::size_t moved = 0;
   {
     lock_type lock(mutex_);
-    const time_point old_expiry = impl.expiry;
-    impl.expiry = t;
+    // The effective expiry, extension included: the entry may be filed for
+    // it.
+    const time_point old_expiry = impl.effective();
+    impl.set_expiry(t);
     const bool less_tolerance = set_context_slack(impl, t, now);
     if (impl.waits.empty())
       return 0;
     moved = detail::completion_slices::count(impl.waits);
     // Later, with no less tolerance: the due tick can only be later too,
-    // so filed_tick stays <= it and the entry is re-filed lazily.
-    if (!(t < old_expiry) && !less_tolerance)
+    // so filed_tick stays <= it and the entry is re-filed lazily. Unless an
+    // extension moved earlier after the walk had filed the entry for a
+    // later one (see the ground rules): then the tick it is filed at may lie
+    // beyond t's, which at_or_before_due tells without a division.
+    if (!(t < old_expiry) && !less_tolerance
+        && grid_.at_or_before_due(impl.filed_tick(), t))
       return moved;
     refile_pending(impl, request);
   }
@@ -100,8 +108,9 @@ inline void wheel_timer_service<Clock, WaitTraits>::refile_pending(
 {
   if (impl.waits.empty())
     return;
-  const tick_type precise = grid_.due_tick(impl.expiry);
-  if (precise <= wheel_.horizon() && !rewound_for(impl.expiry))
+  const time_point expiry = impl.effective();
+  const tick_type precise = grid_.due_tick(expiry);
+  if (precise <= wheel_.horizon() && !rewound_for(expiry))
   {
     wheel_.erase(impl);
     expire(impl, Clock::now(),

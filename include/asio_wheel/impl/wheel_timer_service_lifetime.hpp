@@ -4,8 +4,8 @@
 // The end and the moves of a timer object (basic_wheel_timer's destructor,
 // move constructors and move assignment): destroy and drop abort its waits
 // and unlink its wheel entry, ghost included; take_over hands another
-// timer's expiry, waits and place in the wheel (its hook's node swapped,
-// not re-filed) to it. Included by impl/wheel_timer_service.hpp.
+// timer's expiry and extension, waits and place in the wheel (its hook's
+// node swapped, not re-filed) to it. Included by impl/wheel_timer_service.hpp.
 //
 
 #ifndef ASIO_WHEEL_IMPL_WHEEL_TIMER_SERVICE_LIFETIME_HPP
@@ -81,8 +81,11 @@ template <typename Clock, typename WaitTraits>
 inline void wheel_timer_service<Clock, WaitTraits>::take_over(
     implementation_type& impl, implementation_type& other)
 {
-  impl.expiry = other.expiry;
-  other.expiry = time_point();  // as if constructed from its executor
+  // The extension too: the place in the wheel may be filed for it.
+  impl.set_expiry(other.expiry);
+  impl.extend_to(
+      time_point(duration(other.extension.load(std::memory_order_relaxed))));
+  other.set_expiry(time_point());  // as if constructed from its executor
   impl.slack = other.slack;
   other.slack = detail::timer_slack();
   impl.waits.push(other.waits);

@@ -16,6 +16,7 @@
 
 #include <asio_wheel/detail/tick_grid.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -368,6 +369,64 @@ BOOST_AUTO_TEST_CASE(random_points_over_the_whole_range_match_exact_division)
             count_of<ns_clock>(g.time_of(k)) == expected_time_of(k, origin, tk),
             "time_of(" << k << ") with origin " << origin << " and tick "
                        << tk);
+      }
+    }
+}
+
+// at_or_before_due(k, t), reschedule's check without a division, is k <= due_tick(t) wherever
+// due_tick is exact; where due_tick saturates (beyond max_tick ticks before the origin) it may
+// only say false, which costs reschedule the exact path.
+BOOST_AUTO_TEST_CASE(at_or_before_due_agrees_with_due_tick)
+{
+  std::mt19937_64 rng(20261128);
+  const std::int64_t ticks[] = {
+      1, 7, 1000, 1'000'000, 999'999'937, 3'600'000'000'000};
+  const std::int64_t origins[] = {1'000'000'000'000'123'457,
+      -1'000'000'000'000'123'457, 0, rep_max - 5, rep_min + 5};
+  for (const std::int64_t origin : origins)
+    for (const std::int64_t tk : ticks)
+    {
+      const tick_grid<ns_clock> g(
+          std::chrono::nanoseconds(tk), at<ns_clock>(origin));
+      for (int i = 0; i < 4000; ++i)
+      {
+        // A point anywhere, near the origin, or on a boundary near it, and a filed tick at,
+        // next to, or far from its due tick.
+        std::int64_t t = static_cast<std::int64_t>(rng());
+        if (i % 3 == 1)
+          t = static_cast<std::int64_t>(std::max<i128>(rep_min,
+              std::min<i128>(rep_max,
+                  i128(origin)
+                      + i128(static_cast<std::int64_t>(rng() % 41) - 20) * tk
+                      + static_cast<std::int64_t>(rng() % 3) - 1)));
+        const tick_type due = g.due_tick(at<ns_clock>(t));
+        tick_type k;
+        switch (i % 4)
+        {
+        case 0:
+          k = due;
+          break;
+        case 1:
+          k = due == never_tick ? max_tick : due + 1;
+          break;
+        case 2:
+          k = due == never_tick ? max_tick - 1 : due - 1;
+          break;
+        default:
+          k = static_cast<tick_type>(
+                  rng() % (2 * static_cast<std::uint64_t>(max_tick) + 1))
+              - max_tick;
+        }
+        k = std::max(-max_tick, std::min(max_tick, k));
+        const bool got = g.at_or_before_due(k, at<ns_clock>(t));
+        const bool saturated = due == -max_tick;
+        if (saturated)
+          BOOST_TEST_REQUIRE((!got || k <= due));
+        else
+          BOOST_TEST_REQUIRE(got == (k <= due),
+              "at_or_before_due(" << k << ", " << t << ") with origin "
+                                  << origin << " and tick " << tk
+                                  << ": due_tick is " << due);
       }
     }
 }

@@ -1049,3 +1049,25 @@ BOOST_AUTO_TEST_CASE(erase_from_an_upper_level_empties_its_slot)
   BOOST_TEST(w.round_revisits() == 0u);
   BOOST_TEST(w.cascades() == 0u);
 }
+
+// An entry filed later than its due tick (a timer's extension moved earlier after the walk had
+// filed the entry for a later one: the wheel's one exception to "filed at or before due") that
+// sits in an upper level is due before the block its slot begins: it expires when that block
+// begins, the first time the wheel looks at it, instead of being filed into a tick already
+// passed (which would lose it for a revolution).
+BOOST_AUTO_TEST_CASE(
+    an_entry_due_before_its_upper_block_expires_when_the_block_begins)
+{
+  test_entry e;
+  timing_wheel w(8);
+  insert(w, e, 20);  // level 1, the block of ticks 16-23
+  e.due = 11;  // now due before that block
+  BOOST_TEST(advance(w, 15).empty(), "expired before the wheel looked at it");
+  const auto expired = advance(w, 16);
+  BOOST_TEST_REQUIRE(expired.size() == 1u,
+      "not expired when its block began: filed into a passed tick");
+  BOOST_TEST(e.expired == 1);
+  BOOST_TEST(w.empty());
+  BOOST_TEST(w.cascades() == 0u);
+  BOOST_TEST(advance(w, 40).empty());
+}

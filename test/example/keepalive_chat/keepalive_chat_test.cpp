@@ -256,7 +256,7 @@ BOOST_AUTO_TEST_CASE(
   // --idle-tolerance 1/4 of a 400 ms idle timeout: the PING and the close may each come up to
   // 100 ms late (the server's waits are shorter than the timeout, so less in fact), never early.
   // First a client silent from the start, then one whose line moved its idle clock later
-  // (reschedule_after, the other way the server arms the idle wait).
+  // (extend_after, the other way the server arms the idle wait).
   constexpr double idle = 400.0, tolerance = 0.25;
   server_process server(
       {"--idle-timeout", "400ms", "--tick", "10ms", "--idle-tolerance", "1/4"});
@@ -293,7 +293,7 @@ BOOST_AUTO_TEST_CASE(
 BOOST_AUTO_TEST_CASE(chatting_client_survives_several_idle_periods)
 {
   // 20 lines 200 ms apart: 4 s, four 1 s idle periods. Every line refreshes
-  // the idle timer (reschedule_after), so not even a PING (due 500 ms after
+  // the idle timer (extend_after), so not even a PING (due 500 ms after
   // the last line) may come.
   server_process server({"--idle-timeout", "1s", "--tick", "10ms"});
   line_client alice(server.port());
