@@ -56,7 +56,8 @@ endfunction()
 # folder and included no boost/asio or boost/system header at all. The objects of the
 # targets registered as Beast users took every Boost.Beast header from the configured Beast,
 # and, with a Boost.Core tree (ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR), every Boost-flavour object
-# took from it each Boost.Core header that it holds.
+# took from it each Boost.Core header that it holds. In a leg on a whole Boost of its own
+# (ASIO_WHEEL_MATRIX_WHOLE_BOOST), every Boost header of every object came from that Boost.
 function(asio_wheel_add_asio_headers_test)
   get_property(boost_targets GLOBAL PROPERTY ASIO_WHEEL_boost_FLAVOUR_TARGETS)
   get_property(standalone_targets GLOBAL PROPERTY ASIO_WHEEL_standalone_FLAVOUR_TARGETS)
@@ -70,6 +71,11 @@ function(asio_wheel_add_asio_headers_test)
     if(NOT standalone_keep)
       set(standalone_targets "")
     endif()
+  endif()
+  # A leg on a whole Boost of its own: no object may include a Boost header from elsewhere.
+  set(asio_wheel_whole_boost_root "")
+  if(ASIO_WHEEL_MATRIX_WHOLE_BOOST)
+    set(asio_wheel_whole_boost_root "${Boost_INCLUDE_DIRS}")
   endif()
   string(REPLACE ";" "," boost_targets "${boost_targets}")
   string(REPLACE ";" "," standalone_targets "${standalone_targets}")
@@ -88,6 +94,7 @@ function(asio_wheel_add_asio_headers_test)
       -DBEAST_VERSION=${asio_wheel_beast_version}
       -DBEAST_TARGETS=${beast_targets}
       -DCORE_ROOT=${ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR}
+      -DWHOLE_BOOST_ROOT=${asio_wheel_whole_boost_root}
       -P ${PROJECT_SOURCE_DIR}/test/flavours/check_asio_headers.cmake)
   # Without Ninja's dependency log there is nothing to read: reported as skipped by CTest.
   set_tests_properties(asio_headers PROPERTIES

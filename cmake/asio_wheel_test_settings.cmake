@@ -20,6 +20,20 @@
 #   ASIO_WHEEL_BEAST_COMPILE_OPTIONS      compile options added to the targets that compile
 #                                         Beast (the Beast stream's suite, the HTTP example's
 #                                         programs): scripts/sanitize compiles them at -O0
+#   ASIO_WHEEL_MATRIX_WHOLE_BOOST         a leg whose Boost, found by find_package(Boost), is a
+#                                         whole Boost release other than the system's (leg
+#                                         boost-1.74: Debian's 1.74 unpacked beside 1.81): the
+#                                         leg builds its Beast's tests too, and asio_headers
+#                                         fails an object that included any Boost header from
+#                                         elsewhere
+#   ASIO_WHEEL_MATRIX_CHAT                a leg also builds the chat example and runs its
+#                                         loopback tests (legs boost-1.74, 1.77, 1.80)
+#   ASIO_WHEEL_TEST_RUNNER_FROM_HEADERS   the tests' Boost.Test runner compiled from Boost's
+#                                         headers (boost/test/included/unit_test.hpp), not
+#                                         linked from its unit_test_framework library
+#   ASIO_WHEEL_TEST_SPAWN_LIBRARIES       the library files yield_context (asio::spawn) links in
+#                                         the tests; empty: Boost.Context, and Boost.Coroutine
+#                                         where that Asio's spawn runs on it, from find_package
 
 option(ASIO_WHEEL_MATRIX_LEG
   "Build only a leg of scripts/matrix: the library, the conformance, service and model tests, idle_timeouts (and, given a Beast tree, the Beast and HTTP tests)" OFF)
@@ -31,6 +45,13 @@ set(ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR "" CACHE PATH
   "A Boost.Core header tree (the folder holding boost/core/) put before the system Boost, for a Beast tree that needs a newer Core")
 set(ASIO_WHEEL_BEAST_COMPILE_OPTIONS "" CACHE STRING
   "Compile options added to the targets that compile Boost.Beast (the Beast stream's suite, the HTTP example's programs); scripts/sanitize: -O0")
+option(ASIO_WHEEL_MATRIX_WHOLE_BOOST
+  "A matrix leg on a whole Boost of its own (find_package(Boost)): its Beast's tests too, and no Boost header from elsewhere" OFF)
+option(ASIO_WHEEL_MATRIX_CHAT "A matrix leg also builds the chat example and runs its loopback tests" OFF)
+option(ASIO_WHEEL_TEST_RUNNER_FROM_HEADERS
+  "Compile the tests' Boost.Test runner from Boost's headers instead of linking unit_test_framework" OFF)
+set(ASIO_WHEEL_TEST_SPAWN_LIBRARIES "" CACHE STRING
+  "The library files yield_context links in the tests (empty: Boost.Context and, where Asio's spawn needs it, Boost.Coroutine from find_package)")
 set(ASIO_WHEEL_TEST_FLAVOUR boost CACHE STRING
   "The library the tests and examples link: boost (asio_wheel) or standalone (asio_wheel_standalone)")
 set_property(CACHE ASIO_WHEEL_TEST_FLAVOUR PROPERTY STRINGS boost standalone)
@@ -99,9 +120,10 @@ if((ASIO_WHEEL_BEAST_INCLUDE_DIR OR ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR)
     "are for the Boost.Asio flavour (Beast needs Boost.Asio); ASIO_WHEEL_TEST_FLAVOUR is standalone")
 endif()
 # A matrix leg builds the Beast stream's suite and the HTTP example with its tests only when
-# it names a Beast tree: its Beast must be the release of its Asio.
+# it names a Beast tree, or compiles against a whole Boost of its own: its Beast must be the
+# release of its Asio.
 set(asio_wheel_leg_beast OFF)
-if(ASIO_WHEEL_MATRIX_LEG AND ASIO_WHEEL_BEAST_INCLUDE_DIR)
+if(ASIO_WHEEL_MATRIX_LEG AND (ASIO_WHEEL_BEAST_INCLUDE_DIR OR ASIO_WHEEL_MATRIX_WHOLE_BOOST))
   set(asio_wheel_leg_beast ON)
 endif()
 
@@ -109,7 +131,8 @@ endif()
 # After the libraries are made: the Beast and Boost.Core trees on the Boost.Asio target (for
 # the build tree only: not recorded in the installed package, whose users compile the Beast
 # stream with their own Boost), the library the tests and examples link
-# (ASIO_WHEEL_TEST_LIBRARY), and the configure report of the Beast used.
+# (ASIO_WHEEL_TEST_LIBRARY) and the version of its Asio (asio_wheel_test_asio_version), and
+# the configure report of the Beast used.
 macro(asio_wheel_apply_test_settings)
   foreach(dir ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR ASIO_WHEEL_BEAST_INCLUDE_DIR)
     if(${dir})
@@ -127,9 +150,15 @@ macro(asio_wheel_apply_test_settings)
   endif()
   if(ASIO_WHEEL_TEST_FLAVOUR STREQUAL "standalone")
     set(ASIO_WHEEL_TEST_LIBRARY asio_wheel::asio_wheel_standalone)
+    set(asio_wheel_test_asio_version "${asio_wheel_standalone_asio_version}")
   else()
     set(ASIO_WHEEL_TEST_LIBRARY asio_wheel::asio_wheel)
+    set(asio_wheel_test_asio_version "${asio_wheel_boost_asio_version}")
   endif()
+  # The Asio the tests and examples are compiled against, as 1.26.0: not every Asio has all
+  # they use (per-operation cancellation and with it cancel_after came with 1.19, asio::spawn
+  # moved from Boost.Coroutine to Boost.Context in 1.23; include/asio_wheel/detail/config.hpp).
+  string(REGEX MATCH "^[0-9.]+" asio_wheel_test_asio_version "${asio_wheel_test_asio_version}")
   if(asio_wheel_beast_version)
     set(asio_wheel_core_note "")
     if(ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR)

@@ -8,7 +8,8 @@
 //   concurrency_hint_*  the io_context concurrency hints (BOOST_ASIO_CONCURRENCY_HINT_... or
 //                       ASIO_CONCURRENCY_HINT_...)
 //   token::             the completion tokens that moved out of asio::experimental in Asio
-//                       1.24, under the name the Asio being compiled gives them
+//                       1.23, under the name the Asio being compiled gives them (none
+//                       before Asio 1.19)
 // the feature gates of the completion tokens and adapters that not every supported Asio has
 // (ASIO_WHEEL_TEST_HAS_...), with a sentence saying what a leg leaves out, whether the reactor
 // is io_uring (ASIO_WHEEL_TEST_IO_URING), and how this Asio reads the SAFE concurrency hint.
@@ -20,31 +21,52 @@
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio.hpp>
-# include <asio/experimental/awaitable_operators.hpp>
-# include <asio/experimental/parallel_group.hpp>
 #else
 # include <boost/asio.hpp>
-# include <boost/asio/experimental/awaitable_operators.hpp>
-# include <boost/asio/experimental/parallel_group.hpp>
 #endif
 
 #include <asio_wheel.hpp>  // also asio_wheel::asio, error_code, system_error
 
 #include <string>
 
-// ---- Completion tokens by Asio version. Checked against the header trees of the
-// matrix (ls <tree>/asio/consign.hpp etc.): every Boost.Asio from 1.81 on, and standalone
-// 1.38, have them all in namespace asio; standalone 1.22 (Debian libasio-dev) has no consign
-// at all, and deferred, as_tuple, append and prepend only in asio::experimental (they left it
-// in Asio 1.24). ----------------------------------------------------------------------------
+// ---- Completion tokens by Asio version, dated from Asio's own source at the release tags
+// (chriskohlhoff/asio asio-1-X-Y, boostorg/asio boost-1.X.0; the Boost releases and their
+// Asio are listed in asio_wheel/detail/config.hpp):
+// - Asio 1.19.0 (Boost 1.77, Asio 1.20.0): per-operation cancellation
+//   (bind_cancellation_slot; the library's gate ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT), and
+//   in asio::experimental: deferred, as_tuple, append, prepend, parallel_group,
+//   awaitable_operators. Asio 1.18 (Boost 1.74, 1.75, 1.76; standalone 1.18.1) has none of
+//   them.
+// - Asio 1.22.1 (Boost 1.79): bind_allocator.
+// - Asio 1.23.0 (Boost 1.80, Asio 1.24.0): deferred, as_tuple, append and prepend leave
+//   asio::experimental, and awaitable_frame gets its await_transform for a deferred operation
+//   (co_await timer.async_wait(deferred); without it, with steady_timer too, it does not
+//   compile).
+// - Asio 1.26.0 (Boost 1.81): consign.
+// ----------------------------------------------------------------------------------------
 
-#if ASIO_WHEEL_ASIO_VERSION >= 102400
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+# define ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS 1
+# if defined(ASIO_WHEEL_STANDALONE)
+#  include <asio/experimental/awaitable_operators.hpp>
+#  include <asio/experimental/parallel_group.hpp>
+# else
+#  include <boost/asio/experimental/awaitable_operators.hpp>
+#  include <boost/asio/experimental/parallel_group.hpp>
+# endif
+#endif
+
+#if ASIO_WHEEL_ASIO_VERSION >= 102201
+# define ASIO_WHEEL_TEST_HAS_BIND_ALLOCATOR 1
+#endif
+
+#if ASIO_WHEEL_ASIO_VERSION >= 102600
 # define ASIO_WHEEL_TEST_HAS_CONSIGN 1
-// In 1.22, awaitable_frame has no await_transform for a deferred operation: co_await
-// timer.async_wait(experimental::deferred) does not compile, with steady_timer either (it
-// does with Boost 1.81's Asio 1.26; 1.24 is where deferred left experimental).
+#endif
+
+#if ASIO_WHEEL_ASIO_VERSION >= 102300
 # define ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED 1
-#else
+#elif defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
 # define ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL 1
 # if defined(ASIO_WHEEL_STANDALONE)
 #  include <asio/experimental/append.hpp>
@@ -66,6 +88,21 @@
 #if !defined(ASIO_WHEEL_STANDALONE)
 # include <boost/asio/spawn.hpp>
 # define ASIO_WHEEL_TEST_HAS_YIELD_CONTEXT 1
+// Asio 1.23.0 (Boost 1.80, Asio 1.24.0) rewrote spawn on Boost.Context alone and gave it a
+// completion token (spawn.hpp at boost-1.79.0 / asio-1-22-2 takes coroutine attributes
+// instead and runs on Boost.Coroutine: the tests link it there, test/CMakeLists.txt).
+# if ASIO_WHEEL_ASIO_VERSION >= 102300
+#  define ASIO_WHEEL_TEST_SPAWN_TAKES_TOKEN 1
+# endif
+#endif
+
+// ---- A moved-from I/O object keeps its executor, and stays usable, from Asio 1.18.2 (Boost
+// 1.76; chriskohlhoff/asio b5a8065e, "The executor must be copied when an I/O object is
+// move-assigned"): up to asio-1-18-1 / boost-1.75.0, io_object_impl's move assignment moves
+// the executor out, and an operation started on the moved-from object (steady_timer's as
+// wheel_timer's) throws bad_executor where nothing can catch it. ----------------------------
+#if ASIO_WHEEL_ASIO_VERSION >= 101802
+# define ASIO_WHEEL_TEST_MOVED_FROM_KEEPS_EXECUTOR 1
 #endif
 
 // ---- The reactor: epoll (with or without a timerfd) or, with (BOOST_)ASIO_HAS_IO_URING and
@@ -97,13 +134,13 @@
 #endif
 
 // ---- How Asio's scheduler reads the SAFE concurrency hint, i.e. whether it runs "one thread"
-// (its one_thread_: concurrency_hint == 1), checked in each tree's impl/config.ipp and
-// detail/impl/scheduler.ipp. Before 1.34 the scheduler keeps the hint itself: SAFE is not one
-// thread. In 1.34 and 1.35 (Boost 1.87, 1.88) config_from_concurrency_hint reports every
-// special hint as concurrency_hint 1, SAFE included. From 1.36 (Boost 1.89 and 1.90,
-// standalone 1.38) it reports a special hint as 1 only if the scheduler or the reactor's I/O is
-// unlocked, and SAFE as -1 again. ----------------------------------------------------------
-#if ASIO_WHEEL_ASIO_VERSION >= 103400 && ASIO_WHEEL_ASIO_VERSION < 103600
+// (its one_thread_: concurrency_hint == 1), checked in impl/config.ipp and
+// detail/impl/scheduler.ipp at each tag. Before 1.33 the scheduler keeps the hint itself: SAFE
+// is not one thread. From asio-1-33-0 to asio-1-34-2 (Boost 1.87, 1.88)
+// config_from_concurrency_hint reports every special hint as concurrency_hint 1, SAFE
+// included. From asio-1-35-0 (Boost 1.89 and 1.90, standalone 1.38) it reports a special
+// hint as 1 only if the scheduler or the reactor's I/O is unlocked, and SAFE as -1 again. ---
+#if ASIO_WHEEL_ASIO_VERSION >= 103300 && ASIO_WHEEL_ASIO_VERSION < 103500
 # define ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD 1
 #endif
 
@@ -131,7 +168,9 @@ inline constexpr int concurrency_hint_safe = BOOST_ASIO_CONCURRENCY_HINT_SAFE;
 
 // The tokens that Asio 1.24 moved out of asio::experimental, by the name this Asio gives them.
 namespace token {
-#if defined(ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL)
+#if !defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
+// None in this Asio.
+#elif defined(ASIO_WHEEL_TEST_TOKENS_IN_EXPERIMENTAL)
 using asio::experimental::append;
 using asio::experimental::as_tuple;
 using asio::experimental::as_tuple_t;
@@ -164,10 +203,21 @@ inline std::string asio_description()
 inline std::string tokens_left_out()
 {
   std::string s;
+#if !defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
+  s += "per-operation cancellation (bind_cancellation_slot), deferred, "
+       "as_tuple, append, prepend, parallel_group, awaitable_operators (this "
+       "Asio has none of them: they came with Asio 1.19, Boost 1.77), ";
+#endif
+#if !defined(ASIO_WHEEL_TEST_HAS_BIND_ALLOCATOR)
+  s += "bind_allocator (no asio/bind_allocator.hpp: Asio 1.22.1, Boost "
+       "1.79; the associated allocator is tested through a handler's own "
+       "allocator_type), ";
+#endif
 #if !defined(ASIO_WHEEL_TEST_HAS_CONSIGN)
   s += "consign (no asio/consign.hpp), ";
 #endif
-#if !defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)                                \
+    && !defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
   s += "co_await of a deferred operation (awaitable_frame has no "
        "await_transform for it), ";
 #endif

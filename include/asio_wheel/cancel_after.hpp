@@ -6,8 +6,10 @@
 // cancel_after (Boost 1.86+), but whose timeout is an entry in the context's
 // timing wheel: no timer object and no reactor heap entry per operation, and
 // an operation that completes first takes its timeout back in O(1), without
-// any completion of its own. It works with every Asio the library supports,
-// including those that have no cancel_after. The overloads that take a
+// any completion of its own. It works with every Asio the library supports
+// that has per-operation cancellation (1.19 and later), including those that
+// have no cancel_after; below 1.19, using it stops the compile with one line
+// that names the Asio it needs. The overloads that take a
 // basic_wheel_timer time the operation with a wait on that timer instead, as
 // Asio's overloads that take a basic_waitable_timer do.
 //
@@ -20,18 +22,134 @@
 #ifndef ASIO_WHEEL_CANCEL_AFTER_HPP
 #define ASIO_WHEEL_CANCEL_AFTER_HPP
 
-#include <asio_wheel/detail/asio_forward.hpp>
-#include <asio_wheel/detail/asio_operation.hpp>
-#include <asio_wheel/detail/timed_cancel_op.hpp>
-#include <asio_wheel/wheel_timer.hpp>
-#include <asio_wheel/wheel_timer_service.hpp>
+#include <asio_wheel/detail/config.hpp>
 
-#include <chrono>
-#include <stdexcept>
-#include <type_traits>
-#include <utility>
+// Without an Asio it can use, config.hpp's one line is all (see there).
+#if !defined(ASIO_WHEEL_ASIO_UNUSABLE)
+
+# include <asio_wheel/detail/asio_forward.hpp>
+# include <asio_wheel/detail/asio_operation.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+#  include <asio_wheel/detail/timed_cancel_op.hpp>
+# endif
+# include <asio_wheel/wheel_timer.hpp>
+# include <asio_wheel/wheel_timer_service.hpp>
+
+# include <chrono>
+# include <stdexcept>
+# include <type_traits>
+# include <utility>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
+
+/// A timeout's own tolerance, for cancel_after and cancel_at: the timeout
+/// may fire up to `late` after its expiry (rounded down to whole ticks of
+/// the wheel), never before. It replaces the context's fraction
+/// (wheel_options::tolerance) for that operation. Made by tolerance().
+struct timeout_tolerance
+{
+  std::chrono::nanoseconds late;
+};
+
+/// @code
+/// sock.async_read_some(buf,
+///     asio_wheel::cancel_after(5min, asio_wheel::tolerance(4s), handler));
+/// @endcode
+/// @throws std::invalid_argument if @p late is negative.
+inline timeout_tolerance tolerance(std::chrono::nanoseconds late)
+{
+  if (late < std::chrono::nanoseconds::zero())
+    throw std::invalid_argument(
+        "asio_wheel::tolerance: a timeout's tolerance must not be negative");
+  return timeout_tolerance{late};
+}
+
+# if !defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+
+// Below Asio 1.19 (Boost 1.77) there is no per-operation cancellation, which
+// is what a timeout of cancel_after or cancel_at emits: using either stops the
+// compile with the one line below. So that the line is the compile's only
+// error, the expression around the call must still compile: they return the
+// completion token they were given (the last argument; a handler that does
+// nothing for a partial form, which has none), and the program is never
+// built.
+namespace detail {
+
+template <typename...>
+struct needs_per_operation_cancellation : std::false_type
+{};
+
+struct cancel_after_unavailable
+{
+  template <typename... Args>
+  void operator()(Args&&...) const
+  {}
+};
+
+// Whether T is one of the arguments that say when (a duration, a time point, a
+// tolerance, a timer), rather than the completion token.
+template <typename T>
+struct is_timeout_argument : std::false_type
+{};
+template <typename Rep, typename Period>
+struct is_timeout_argument<std::chrono::duration<Rep, Period>> : std::true_type
+{};
+template <typename Clock, typename Duration>
+struct is_timeout_argument<std::chrono::time_point<Clock, Duration>>
+  : std::true_type
+{};
+template <>
+struct is_timeout_argument<timeout_tolerance> : std::true_type
+{};
+template <typename Clock, typename WaitTraits, typename Executor>
+struct is_timeout_argument<basic_wheel_timer<Clock, WaitTraits, Executor>>
+  : std::true_type
+{};
+
+template <typename Last>
+cancel_after_unavailable pick_token(std::true_type, Last&&)
+{
+  return {};
+}
+
+template <typename Last>
+Last&& pick_token(std::false_type, Last&& last)
+{
+  return std::forward<Last>(last);
+}
+
+// The last of args if it is a completion token.
+template <typename... Args>
+decltype(auto) token_of(Args&&... args)
+{
+  auto&& last = std::get<sizeof...(Args) - 1>(
+      std::forward_as_tuple(std::forward<Args>(args)...));
+  using last_type = decltype(last);
+  return pick_token(is_timeout_argument<std::decay_t<last_type>>{},
+      std::forward<last_type>(last));
+}
+
+}  // namespace detail
+
+template <typename... Args>
+decltype(auto) cancel_after(Args&&... args)
+{
+  static_assert(detail::needs_per_operation_cancellation<Args...>::value,
+      "asio_wheel::cancel_after needs per-operation cancellation: Asio 1.19 "
+      "or later (Boost 1.77, standalone Asio 1.19)");
+  return detail::token_of(std::forward<Args>(args)...);
+}
+
+template <typename... Args>
+decltype(auto) cancel_at(Args&&... args)
+{
+  static_assert(detail::needs_per_operation_cancellation<Args...>::value,
+      "asio_wheel::cancel_at needs per-operation cancellation: Asio 1.19 or "
+      "later (Boost 1.77, standalone Asio 1.19)");
+  return detail::token_of(std::forward<Args>(args)...);
+}
+
+# else  // defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
 
 /// When a timed operation's timeout is reached: a relative timeout is
 /// measured from the moment the operation starts.
@@ -107,28 +225,6 @@ private:
   asio::cancellation_type_t type_;
   duration tolerance_;
 };
-
-/// A timeout's own tolerance, for cancel_after and cancel_at: the timeout
-/// may fire up to `late` after its expiry (rounded down to whole ticks of
-/// the wheel), never before. It replaces the context's fraction
-/// (wheel_options::tolerance) for that operation. Made by tolerance().
-struct timeout_tolerance
-{
-  std::chrono::nanoseconds late;
-};
-
-/// @code
-/// sock.async_read_some(buf,
-///     asio_wheel::cancel_after(5min, asio_wheel::tolerance(4s), handler));
-/// @endcode
-/// @throws std::invalid_argument if @p late is negative.
-inline timeout_tolerance tolerance(std::chrono::nanoseconds late)
-{
-  if (late < std::chrono::nanoseconds::zero())
-    throw std::invalid_argument(
-        "asio_wheel::tolerance: a timeout's tolerance must not be negative");
-  return timeout_tolerance{late};
-}
 
 /// A completion token adapter: the operation started with it is cancelled
 /// (with the cancellation type of its timeout_spec) if it has not completed
@@ -440,8 +536,14 @@ cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
       std::forward<CompletionToken>(token));
 }
 
+# endif  // defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+
 ASIO_WHEEL_NAMESPACE_END
 
-#include <asio_wheel/impl/cancel_after.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+#  include <asio_wheel/impl/cancel_after.hpp>
+# endif
+
+#endif  // !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
 #endif  // ASIO_WHEEL_CANCEL_AFTER_HPP

@@ -11,15 +11,20 @@
 #ifndef ASIO_WHEEL_WHEEL_TIMER_HPP
 #define ASIO_WHEEL_WHEEL_TIMER_HPP
 
-#include <asio_wheel/detail/asio_forward.hpp>
-#include <asio_wheel/detail/asio_operation.hpp>
-#include <asio_wheel/detail/prefetch.hpp>
-#include <asio_wheel/wheel_timer_service.hpp>
+#include <asio_wheel/detail/config.hpp>
 
-#include <chrono>
-#include <cstddef>
-#include <type_traits>
-#include <utility>
+// Without an Asio it can use, config.hpp's one line is all (see there).
+#if !defined(ASIO_WHEEL_ASIO_UNUSABLE)
+
+# include <asio_wheel/detail/asio_forward.hpp>
+# include <asio_wheel/detail/asio_operation.hpp>
+# include <asio_wheel/detail/prefetch.hpp>
+# include <asio_wheel/wheel_timer_service.hpp>
+
+# include <chrono>
+# include <cstddef>
+# include <type_traits>
+# include <utility>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 
@@ -84,7 +89,9 @@ public:
 
   /// Constructs a timer without an expiry (set one before waiting).
   /// @param ex The I/O executor used, by default, to dispatch handlers.
-  explicit basic_wheel_timer(const executor_type& ex) : impl_(0, ex) {}
+  explicit basic_wheel_timer(const executor_type& ex)
+    : impl_(detail::make_io_object_impl<impl_type>(ex))
+  {}
 
   /// Constructs a timer without an expiry, using the context's executor.
   template <typename ExecutionContext>
@@ -92,12 +99,12 @@ public:
       std::enable_if_t<std::is_convertible<ExecutionContext&,
                            asio::execution_context&>::value,
           int> = 0)
-    : impl_(0, 0, context)
+    : impl_(detail::make_io_object_impl_in<impl_type>(context))
   {}
 
   /// Constructs a timer that expires at the absolute time @p expiry_time.
   basic_wheel_timer(const executor_type& ex, const time_point& expiry_time)
-    : impl_(0, ex)
+    : impl_(detail::make_io_object_impl<impl_type>(ex))
   {
     expires_at(expiry_time);
   }
@@ -109,14 +116,14 @@ public:
       std::enable_if_t<std::is_convertible<ExecutionContext&,
                            asio::execution_context&>::value,
           int> = 0)
-    : impl_(0, 0, context)
+    : impl_(detail::make_io_object_impl_in<impl_type>(context))
   {
     expires_at(expiry_time);
   }
 
   /// Constructs a timer that expires @p expiry_time from now.
   basic_wheel_timer(const executor_type& ex, const duration& expiry_time)
-    : impl_(0, ex)
+    : impl_(detail::make_io_object_impl<impl_type>(ex))
   {
     expires_after(expiry_time);
   }
@@ -128,7 +135,7 @@ public:
       std::enable_if_t<std::is_convertible<ExecutionContext&,
                            asio::execution_context&>::value,
           int> = 0)
-    : impl_(0, 0, context)
+    : impl_(detail::make_io_object_impl_in<impl_type>(context))
   {
     expires_after(expiry_time);
   }
@@ -300,7 +307,7 @@ public:
     return impl_.get_service().tolerance(impl_.get_implementation());
   }
 
-#if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
+# if defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
   /// (Deprecated: use non-error_code overload.) Aborts all pending waits.
   std::size_t cancel(error_code& ec)
   {
@@ -316,10 +323,7 @@ public:
   }
 
   /// (Deprecated: use expiry().) The timer's expiry.
-  time_point expires_at() const
-  {
-    return expiry();
-  }
+  time_point expires_at() const { return expiry(); }
 
   /// (Deprecated: use non-error_code overload.) Sets the expiry.
   std::size_t expires_at(const time_point& expiry_time, error_code& ec)
@@ -346,7 +350,7 @@ public:
     ec = error_code();
     return expires_after(expiry_time);
   }
-#endif  // defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
+# endif  // defined(ASIO_WHEEL_HAS_DEPRECATED_TIMER_MEMBERS)
 
   /// Blocks until the timer has expired.
   void wait()
@@ -357,10 +361,7 @@ public:
   }
 
   /// Blocks until the timer has expired.
-  void wait(error_code& ec)
-  {
-    service().wait(impl(), ec);
-  }
+  void wait(error_code& ec) { service().wait(impl(), ec); }
 
   /// Starts an asynchronous wait on the timer.
   /**
@@ -383,10 +384,7 @@ public:
   }
 
 private:
-  service_type& service()
-  {
-    return impl_.get_service();
-  }
+  service_type& service() { return impl_.get_service(); }
   typename service_type::implementation_type& impl()
   {
     return impl_.get_implementation();
@@ -430,7 +428,8 @@ private:
     basic_wheel_timer* self_;
   };
 
-  detail::io_object_impl<service_type, executor_type> impl_;
+  using impl_type = detail::io_object_impl<service_type, executor_type>;
+  impl_type impl_;
 };
 
 /// The drop-in for asio::steady_timer.
@@ -447,5 +446,7 @@ using high_resolution_wheel_timer =
     basic_wheel_timer<std::chrono::high_resolution_clock>;
 
 ASIO_WHEEL_NAMESPACE_END
+
+#endif  // !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
 #endif  // ASIO_WHEEL_WHEEL_TIMER_HPP

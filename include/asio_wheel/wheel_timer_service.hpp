@@ -90,25 +90,30 @@
 #ifndef ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
 #define ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP
 
-#include <asio_wheel/detail/asio_forward.hpp>
-#include <asio_wheel/detail/asio_operation.hpp>
-#include <asio_wheel/detail/asio_scheduler.hpp>
-#include <asio_wheel/detail/completion_slices.hpp>
-#include <asio_wheel/detail/drive_timer.hpp>
-#include <asio_wheel/detail/tick_grid.hpp>
-#include <asio_wheel/detail/timing_wheel.hpp>
-#include <asio_wheel/detail/wait_op.hpp>
-#include <asio_wheel/detail/wheel_mutex.hpp>
-#include <asio_wheel/wheel_options.hpp>
+#include <asio_wheel/detail/config.hpp>
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <limits>
-#include <memory>
-#include <stdexcept>
-#include <thread>
-#include <type_traits>
+// Without an Asio it can use, config.hpp's one line is all (see there).
+#if !defined(ASIO_WHEEL_ASIO_UNUSABLE)
+
+# include <asio_wheel/detail/asio_forward.hpp>
+# include <asio_wheel/detail/asio_operation.hpp>
+# include <asio_wheel/detail/asio_scheduler.hpp>
+# include <asio_wheel/detail/completion_slices.hpp>
+# include <asio_wheel/detail/drive_timer.hpp>
+# include <asio_wheel/detail/tick_grid.hpp>
+# include <asio_wheel/detail/timing_wheel.hpp>
+# include <asio_wheel/detail/wait_op.hpp>
+# include <asio_wheel/detail/wheel_mutex.hpp>
+# include <asio_wheel/wheel_options.hpp>
+
+# include <algorithm>
+# include <atomic>
+# include <chrono>
+# include <limits>
+# include <memory>
+# include <stdexcept>
+# include <thread>
+# include <type_traits>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
@@ -360,6 +365,7 @@ private:
           this)
   {}
 
+# if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
   // Installed in a handler's cancellation slot: aborts that one wait.
   class op_cancellation
   {
@@ -381,6 +387,7 @@ private:
     wheel_timer_service* service_;
     detail::wait_op_base* op_;
   };
+# endif
 
   template <typename Handler, typename IoExecutor>
   void start_wait(
@@ -545,6 +552,8 @@ private:
 
 ASIO_WHEEL_NAMESPACE_END
 
-#include <asio_wheel/impl/wheel_timer_service.hpp>
+# include <asio_wheel/impl/wheel_timer_service.hpp>
+
+#endif  // !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
 #endif  // ASIO_WHEEL_WHEEL_TIMER_SERVICE_HPP

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -97,7 +98,13 @@ using asio_wheel_test::settle;
 // A connected pair of TCP sockets on loopback.
 struct socket_pair
 {
-  explicit socket_pair(asio::io_context& io) : reader(io), writer(io)
+  explicit socket_pair(asio::io_context& io)
+    : socket_pair(io, io.get_executor())
+  {}
+
+  // The reader on reader_ex (a strand, say), the writer on io.
+  socket_pair(asio::io_context& io, const asio::any_io_executor& reader_ex)
+    : reader(reader_ex), writer(io)
   {
     asio::ip::tcp::acceptor acceptor(
         io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
@@ -582,6 +589,115 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   settle(io);
   BOOST_TEST(in_strand_on_completion,
       Adapter::name << ": completed handler ran outside its strand");
+}
+
+// An operation of an I/O object whose executor is a strand behind any_io_executor, as a
+// socket made on make_strand(io) has: it completes only when cancelled, and records whether
+// its cancellation handler ran on the strand. The cancellation of a timed operation must be
+// emitted there (Asio's own cancel_after times it with a timer on that executor), or it races
+// with the operation's own steps on another thread.
+class strand_operation
+{
+public:
+  explicit strand_operation(
+      asio::strand<asio::io_context::executor_type> strand)
+    : strand_(strand)
+  {}
+
+  template <class Token>
+  auto async_run(Token&& token)
+  {
+    return asio::async_initiate<Token, void(error_code, int)>(
+        initiation{this}, token);
+  }
+
+  int cancellations = 0;
+  int cancellations_on_strand = 0;
+
+private:
+  struct initiation
+  {
+    strand_operation* self;
+    using executor_type = asio::any_io_executor;
+    executor_type get_executor() const noexcept { return self->strand_; }
+
+    template <class Handler>
+    void operator()(Handler&& handler) const
+    {
+      auto slot = asio::get_associated_cancellation_slot(handler);
+      auto shared = std::make_shared<std::decay_t<Handler>>(
+          std::forward<Handler>(handler));
+      self->pending_ = [shared](error_code ec, int v) { (*shared)(ec, v); };
+      strand_operation* op = self;
+      slot.assign([op](asio::cancellation_type_t) {
+        ++op->cancellations;
+        if (op->strand_.running_in_this_thread())
+          ++op->cancellations_on_strand;
+        auto handler = std::move(op->pending_);
+        asio::post(op->strand_, [handler = std::move(handler)]() mutable {
+          handler(asio::error::operation_aborted, 0);
+        });
+      });
+    }
+  };
+
+  asio::strand<asio::io_context::executor_type> strand_;
+  std::function<void(error_code, int)> pending_;
+};
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timeout_cancels_on_the_strand_of_the_io_object, Adapter, adapters)
+{
+  asio::io_context io;
+  auto strand = asio::make_strand(io);
+  strand_operation op(strand);
+  int calls = 0;
+  bool on_strand = false;
+  op.async_run(Adapter::at(in(1s), [&](error_code ec, int) {
+    ++calls;
+    on_strand = strand.running_in_this_thread();
+    BOOST_TEST((ec == asio::error::operation_aborted));
+  }));
+  manual_clock::advance(1s);
+  settle(io);
+  BOOST_TEST_REQUIRE(op.cancellations == 1);
+  BOOST_TEST(op.cancellations_on_strand == 1,
+      Adapter::name << ": the timeout emitted its cancellation outside the "
+                       "strand of the operation's I/O object");
+  BOOST_TEST(calls == 1);
+  BOOST_TEST(
+      on_strand, Adapter::name << ": the handler ran outside the strand");
+}
+
+// The reader's own executor is a strand (any_io_executor holding it) and the handler has
+// none: the handler runs on that strand, on timeout and on completion, as Asio runs an
+// operation's handler on its I/O object's executor.
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    handler_runs_on_the_strand_of_the_io_object, Adapter, adapters)
+{
+  asio::io_context io;
+  auto strand = asio::make_strand(io);
+  socket_pair sockets(io, strand);
+  char buffer[16];
+  int on_strand = 0, off_strand = 0;
+  auto check = [&](error_code, std::size_t) {
+    (strand.running_in_this_thread() ? on_strand : off_strand) += 1;
+  };
+  sockets.reader.async_read_some(
+      asio::buffer(buffer), Adapter::at(in(1s), check));
+  manual_clock::advance(1s);
+  settle(io);
+  sockets.reader.async_read_some(
+      asio::buffer(buffer), Adapter::at(in(1s), check));
+  sockets.send("y");
+  settle(io);
+  BOOST_TEST(on_strand == 2,
+      Adapter::name << ": " << on_strand
+                    << " of 2 handlers (timed out, completed) ran on the "
+                       "reader's strand");
+  BOOST_TEST(off_strand == 0,
+      Adapter::name << ": " << off_strand
+                    << " handlers ran outside the reader's strand");
 }
 
 namespace {

@@ -38,13 +38,14 @@ namespace conformance {
 using namespace std::chrono_literals;
 using namespace asio_wheel_test;  // asio::, error_code, system_error, token::
 
-// How a timer type's io_context is set up, and the wait traits it must report.
-// The default: nothing to configure, Asio's steady_clock traits.
+// How a timer type's execution context (an io_context, or a thread_pool) is set
+// up, and the wait traits it must report. The default: nothing to configure,
+// Asio's steady_clock traits.
 template <class Timer>
 struct timer_profile
 {
   using expected_traits = asio::wait_traits<std::chrono::steady_clock>;
-  static void configure(asio::io_context&) {}
+  static void configure(asio::execution_context&) {}
 };
 
 #if CONFORMANCE_WITH_WHEEL_TIMER
@@ -63,14 +64,14 @@ template <>
 struct timer_profile<stressed_wheel_timer>
 {
   using expected_traits = stressed_wheel_traits;
-  static void configure(asio::io_context& io)
+  static void configure(asio::execution_context& context)
   {
     asio_wheel::wheel_options options;
     options.tick = std::chrono::milliseconds(2);
     options.slots = 8;
     options.max_completions_per_slice = 1;
     asio::make_service<asio_wheel::wheel_timer_service<
-        std::chrono::steady_clock, stressed_wheel_traits>>(io, options);
+        std::chrono::steady_clock, stressed_wheel_traits>>(context, options);
   }
 };
 

@@ -8,6 +8,7 @@
 #include "conformance.hpp"
 
 #include <functional>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -39,10 +40,80 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
       outside_strand << " handlers ran outside the bound strand");
 }
 
-// ---------------------------------------------------------------- associated allocator
+// A timer made on a strand (its executor, any_io_executor, holds the strand)
+// runs its handlers on that strand: a handler that left it would race with the
+// strand's other handlers. The strand of an io_context, then of a thread_pool.
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    handler_runs_on_the_strand_the_timer_was_made_on, Timer, timer_types)
+{
+  test_context<Timer> io;
+  auto strand = asio::make_strand(io);
+  Timer expiring(strand, 1ms);
+  Timer cancelled(strand, Timer::time_point::max());
+  int in_strand = 0, outside_strand = 0;
+  auto check = [&](error_code) {
+    (strand.running_in_this_thread() ? in_strand : outside_strand) += 1;
+  };
+  expiring.async_wait(check);
+  cancelled.async_wait(check);
+  BOOST_TEST(cancelled.cancel() == 1u);
+  CONFORMANCE_RUN_TO_COMPLETION(io);
+  BOOST_TEST(in_strand == 2,
+      in_strand << " of 2 handlers ran inside the timer's strand");
+  BOOST_TEST(outside_strand == 0,
+      outside_strand << " handlers ran outside the timer's strand");
+}
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(
-    wait_operation_uses_associated_allocator, Timer, timer_types)
+    handler_runs_on_the_thread_pool_strand_the_timer_was_made_on, Timer,
+    timer_types)
+{
+  // Declared before the pool, whose destructor joins its threads.
+  std::atomic<int> in_strand{0}, outside_strand{0}, ran{0};
+  std::promise<void> both_ran;
+  asio::thread_pool pool(2);
+  timer_profile<Timer>::configure(pool);
+  auto strand = asio::make_strand(pool);
+  auto check = [&](error_code) {
+    (strand.running_in_this_thread() ? in_strand : outside_strand) += 1;
+    if (++ran == 2)
+      both_ran.set_value();
+  };
+  {
+    Timer expiring(strand, 1ms);
+    Timer cancelled(strand, Timer::time_point::max());
+    expiring.async_wait(check);
+    cancelled.async_wait(check);
+    BOOST_TEST(cancelled.cancel() == 1u);
+    BOOST_REQUIRE_MESSAGE(
+        both_ran.get_future().wait_for(run_limit) == std::future_status::ready,
+        "the handlers did not run within 5 s");
+  }
+  pool.join();
+  BOOST_TEST(in_strand == 2,
+      in_strand << " of 2 handlers ran inside the timer's strand");
+  BOOST_TEST(outside_strand == 0,
+      outside_strand << " handlers ran outside the timer's strand");
+}
+
+// ---------------------------------------------------------------- associated allocator
+
+// A wait handler whose associated allocator is its own allocator_type: the
+// form every Asio honours (bind_allocator, below, came with Asio 1.22.1).
+template <class Allocator, class F>
+struct handler_with_allocator
+{
+  using allocator_type = Allocator;
+  allocator_type get_allocator() const noexcept { return allocator; }
+  void operator()(error_code ec) { f(ec); }
+  Allocator allocator;
+  F f;
+};
+
+// The wait's operation is allocated with the handler's associated allocator
+// (made by bind(allocator, function)), and freed before the handler runs.
+template <class Timer, class Bind>
+void check_associated_allocator(Bind bind)
 {
   test_context<Timer> io;
   allocation_counts counts;
@@ -50,13 +121,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   Timer cancelled(io, Timer::time_point::max());
   std::size_t outstanding_in_handler[2] = {99, 99};
   auto handler_for = [&](int index) {
-    return asio::bind_allocator(
-        counting_allocator<int>(counts), [&, index](error_code) {
-          // Asio frees the operation before the upcall so that a handler can
-          // start the next operation in the same memory.
-          outstanding_in_handler[index] =
-              counts.allocations - counts.deallocations;
-        });
+    return bind(counting_allocator<int>(counts), [&, index](error_code) {
+      // Asio frees the operation before the upcall so that a handler can
+      // start the next operation in the same memory.
+      outstanding_in_handler[index] = counts.allocations - counts.deallocations;
+    });
   };
   expiring.async_wait(handler_for(0));
   cancelled.async_wait(handler_for(1));
@@ -76,7 +145,28 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
       "cancelled wait's operation not freed before its handler ran");
 }
 
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    wait_operation_uses_the_handlers_own_allocator, Timer, timer_types)
+{
+  check_associated_allocator<Timer>([](auto allocator, auto f) {
+    return handler_with_allocator<decltype(allocator), decltype(f)>{
+        allocator, f};
+  });
+}
+
+#if defined(ASIO_WHEEL_TEST_HAS_BIND_ALLOCATOR)
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    wait_operation_uses_associated_allocator, Timer, timer_types)
+{
+  check_associated_allocator<Timer>([](auto allocator, auto f) {
+    return asio::bind_allocator(allocator, f);
+  });
+}
+#endif
+
 // ---------------------------------------------------------------- per-operation cancellation
+// Where Asio has it (1.19 and later): detail/config.hpp.
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
 
 template <class Timer>
 void check_slot_cancellation(
@@ -149,6 +239,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
       "wait cancelled twice ran " << bound.invocations << " times");
   BOOST_TEST(is_aborted(bound.ec), "got " << describe(bound.ec));
 }
+
+#endif  // ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT
 
 // ---------------------------------------------------------------- shutdown
 

@@ -175,6 +175,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
 
 // ---------------------------------------------------------------- deferred
 
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
 BOOST_AUTO_TEST_CASE_TEMPLATE(
     deferred_token_starts_wait_only_when_invoked, Timer, timer_types)
 {
@@ -190,6 +191,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   BOOST_TEST(!record.ec, "got " << describe(record.ec));
   BOOST_TEST(record.ran_at_or_after_expiry);
 }
+#endif
 
 #if defined(ASIO_WHEEL_TEST_HAS_AWAITABLE_DEFERRED)
 BOOST_AUTO_TEST_CASE_TEMPLATE(
@@ -207,6 +209,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
 
 // ---------------------------------------------------------------- as_tuple, redirect_error
 
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
 BOOST_AUTO_TEST_CASE_TEMPLATE(
     as_tuple_delivers_error_code_as_tuple, Timer, timer_types)
 {
@@ -231,6 +234,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   BOOST_TEST(is_aborted(std::get<0>(*delivered)),
       "as_tuple(callback) gave " << describe(std::get<0>(*delivered)));
 }
+#endif
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(
     redirect_error_stores_error_instead_of_throwing, Timer, timer_types)
@@ -273,6 +277,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
 }
 #endif
 
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
 BOOST_AUTO_TEST_CASE_TEMPLATE(
     append_and_prepend_add_values_to_completion, Timer, timer_types)
 {
@@ -300,9 +305,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   BOOST_TEST(prepended == 9);
   BOOST_TEST(!prepend_ec, "prepend: " << describe(prepend_ec));
 }
+#endif
 
 // ---------------------------------------------------------------- parallel group, ||
 
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
 BOOST_AUTO_TEST_CASE_TEMPLATE(
     parallel_group_wait_for_one_cancels_the_slower_wait, Timer, timer_types)
 {
@@ -349,6 +356,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   BOOST_TEST(
       never.cancel() == 0u, "the losing wait is still pending on its timer");
 }
+#endif
 
 // ---------------------------------------------------------------- as_default_on, detached
 
@@ -361,14 +369,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
     co_await awaiting.async_wait();
     BOOST_TEST((Timer::clock_type::now() >= awaiting.expiry()));
 
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
     using tuple_awaitable = token::as_tuple_t<asio::use_awaitable_t<>>;
     auto tupled =
         tuple_awaitable::as_default_on(Timer(io, Timer::time_point::max()));
     asio::post(io, [&] { tupled.cancel(); });
     auto [ec] = co_await tupled.async_wait();
     BOOST_TEST(is_aborted(ec), "as_tuple default token gave " << describe(ec));
+#endif
   });
 
+#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)
   auto deferring = token::deferred.as_default_on(Timer(io, 1ms));
   completion_record record;
   deferring.async_wait()(recorder<Timer>(record, deferring.expiry()));
@@ -376,6 +387,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   BOOST_TEST(record.invocations == 1);
   BOOST_TEST(!record.ec, "deferred default token: " << describe(record.ec));
   BOOST_TEST(record.ran_at_or_after_expiry);
+#endif
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(
@@ -409,36 +421,45 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   test_context<Timer> io;
   bool finished = false;
   std::exception_ptr error;
-  asio::spawn(
-      io,
-      [&](asio::yield_context yield) {
-        Timer timer(io, 2ms);
-        timer.async_wait(yield);
-        BOOST_TEST((Timer::clock_type::now() >= timer.expiry()),
-            "stackful coroutine resumed early");
+  auto body = [&](asio::yield_context yield) {
+    Timer timer(io, 2ms);
+    timer.async_wait(yield);
+    BOOST_TEST((Timer::clock_type::now() >= timer.expiry()),
+        "stackful coroutine resumed early");
 
-        timer.expires_at(Timer::time_point::max());
-        asio::post(io, [&] { timer.cancel(); });
-        error_code ec;
-        timer.async_wait(yield[ec]);
-        BOOST_TEST(is_aborted(ec), "yield[ec] stored " << describe(ec));
+    timer.expires_at(Timer::time_point::max());
+    asio::post(io, [&] { timer.cancel(); });
+    error_code ec;
+    timer.async_wait(yield[ec]);
+    BOOST_TEST(is_aborted(ec), "yield[ec] stored " << describe(ec));
 
-        asio::post(io, [&] { timer.cancel(); });
-        try
-        {
-          timer.async_wait(yield);
-          BOOST_ERROR("cancelled wait with plain yield did not throw");
-        }
-        catch (const system_error& e)
-        {
-          BOOST_TEST(
-              is_aborted(e.code()), "plain yield threw " << describe(e.code()));
-        }
-      },
-      [&](std::exception_ptr e) {
-        finished = true;
-        error = e;
-      });
+    asio::post(io, [&] { timer.cancel(); });
+    try
+    {
+      timer.async_wait(yield);
+      BOOST_ERROR("cancelled wait with plain yield did not throw");
+    }
+    catch (const system_error& e)
+    {
+      BOOST_TEST(
+          is_aborted(e.code()), "plain yield threw " << describe(e.code()));
+    }
+  };
+# if defined(ASIO_WHEEL_TEST_SPAWN_TAKES_TOKEN)
+  asio::spawn(io, body, [&](std::exception_ptr e) {
+    finished = true;
+    error = e;
+  });
+# else
+  // Before Asio 1.23 (Boost 1.80) spawn takes no completion token: the body
+  // says that it finished, and an exception it throws leaves run(), which
+  // fails the test case (a catch here would also catch Boost.Coroutine's
+  // forced unwinding).
+  asio::spawn(io, [&](asio::yield_context yield) {
+    body(yield);
+    finished = true;
+  });
+# endif
   CONFORMANCE_RUN_TO_COMPLETION(io);
   BOOST_TEST(finished, "stackful coroutine never finished");
   BOOST_TEST(!error, "stackful coroutine threw: " << describe(error));

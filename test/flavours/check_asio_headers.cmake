@@ -2,7 +2,7 @@
 #       -DBOOST_ASIO_ROOT=dir -DSTANDALONE_ASIO_ROOT=dir
 #       -DBOOST_TARGETS=t1,t2 -DSTANDALONE_TARGETS=t3,t4
 #       [-DBEAST_ROOT=dir -DBEAST_VERSION=n -DBEAST_TARGETS=t5,t6] [-DCORE_ROOT=dir]
-#       -P check_asio_headers.cmake
+#       [-DWHOLE_BOOST_ROOT=dir] -P check_asio_headers.cmake
 #
 # Reads the headers each object file was compiled with from Ninja's dependency log
 # (`ninja -t deps`, the compiler's own -MD output) and checks, for every object of the
@@ -18,6 +18,11 @@
 #                       target has an object that included Beast;
 #   with CORE_ROOT:     every header of the Boost-flavour objects that the Boost.Core tree
 #                       CORE_ROOT holds (boost/core/..., boost/detail/..., ...) came from it;
+#   with WHOLE_BOOST_ROOT (a leg on a whole Boost, boost-1.74): every Boost header that any
+#                       object of the build included (boost/..., of any target) came from
+#                       WHOLE_BOOST_ROOT/boost, none from the system's Boost, which lies
+#                       behind it on the include path and would fill in, unseen, any header
+#                       the older Boost lacks;
 # and that every target was built and each flavour checked had objects including its Asio.
 # So a matrix leg cannot pass while compiled against another Asio (or Beast) than the one it
 # names, and the standalone flavour keeps its promise of no Boost.Asio and no Boost.System.
@@ -114,6 +119,36 @@ macro(finish_object)
   set(beast_target "")
   set(core_count 0)
 endmacro()
+
+# WHOLE_BOOST_ROOT: every object's Boost headers, whatever its target.
+if(WHOLE_BOOST_ROOT)
+  get_filename_component(whole_boost_dir "${WHOLE_BOOST_ROOT}/boost" REALPATH)
+  set(whole_boost_dir "${whole_boost_dir}/")
+  set(whole_object "")
+  set(whole_users 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^([^ ].*): #deps")
+      set(whole_object "${CMAKE_MATCH_1}")
+      set(whole_counted OFF)
+    elseif(line MATCHES "^ +(.*(^|/)boost/.+)$")
+      set(dep "${CMAKE_MATCH_1}")
+      string(FIND "${dep}" "${whole_boost_dir}" at)
+      if(NOT at EQUAL 0)
+        get_filename_component(real "${dep}" REALPATH)
+        string(FIND "${real}" "${whole_boost_dir}" at)
+      endif()
+      if(NOT at EQUAL 0)
+        list(APPEND failures "${whole_object}: a Boost header not from ${whole_boost_dir}: ${dep}")
+      elseif(NOT whole_counted)
+        set(whole_counted ON)
+        math(EXPR whole_users "${whole_users} + 1")
+      endif()
+    endif()
+  endforeach()
+  if(whole_users EQUAL 0)
+    list(APPEND failures "no object included a Boost header from ${whole_boost_dir}")
+  endif()
+endif()
 
 foreach(line IN LISTS lines)
   if(line MATCHES "^([^ ].*): #deps")
@@ -216,6 +251,9 @@ if(beast_targets)
 endif()
 if(CORE_ROOT)
   message(STATUS "  Boost.Core: every header the tree ${CORE_ROOT} holds from it only (${core_users} objects used it)")
+endif()
+if(WHOLE_BOOST_ROOT)
+  message(STATUS "  every Boost header of the build (${whole_users} objects) from ${whole_boost_dir} only")
 endif()
 if(standalone_targets)
   message(STATUS "  standalone flavour (${STANDALONE_TARGETS}): standalone Asio from "

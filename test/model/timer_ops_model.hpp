@@ -448,10 +448,14 @@ private:
         r.ran_inside_call = true;
     };
     call([&] {
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
       if (with_slot)
         timers_[t]->async_wait(asio::bind_cancellation_slot(
             signals_.back().emplace().slot(), std::move(handler)));
       else
+#else
+      (void)with_slot;  // no per-operation cancellation before Asio 1.19
+#endif
         timers_[t]->async_wait(std::move(handler));
     });
   }
@@ -465,7 +469,8 @@ private:
       return;
     const std::size_t id = records_.size() - back;
     if (!signals_[id])
-      return;  // started without a slot
+      return;  // started without a slot (always, before Asio 1.19)
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
     static constexpr asio::cancellation_type types[] = {
         asio::cancellation_type::terminal, asio::cancellation_type::partial,
         asio::cancellation_type::total};
@@ -483,6 +488,7 @@ private:
       ++summary_.waits_aborted;
     }
     call([&] { signals_[id]->emit(types[(op.amount % 3 + 3) % 3]); });
+#endif
   }
 
   // The model side of cancel / cancel_one / expires_* / destroy / move-assign.
@@ -632,6 +638,11 @@ private:
       call([&] { *timers_[t] = std::move(*timers_[o]); });
       *model_[t] = std::move(*model_[o]);
       *model_[o] = model_timer{};
+#if !defined(ASIO_WHEEL_TEST_MOVED_FROM_KEEPS_EXECUTOR)
+      // This Asio moved the executor out too, leaving the moved-from timer unusable: it is
+      // made again, as it would be left by a later Asio (no expiry, no waits).
+      call([&] { timers_[o].emplace(io_.get_executor()); });
+#endif
       break;
     case op_kind::destroy:
       if (!exists)
@@ -1116,7 +1127,13 @@ private:
   std::vector<model_wait> waits_;
   // One signal per wait started with a slot; a deque, so a signal never moves while a handler
   // is attached to it. Declared before io_: outlives the operations that point into it.
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
   std::deque<std::optional<asio::cancellation_signal>> signals_;
+#else
+  struct no_signal  // no per-operation cancellation before Asio 1.19
+  {};
+  std::deque<std::optional<no_signal>> signals_;
+#endif
   asio::io_context io_;
   service_type* service_ = nullptr;
   std::array<std::optional<timer_type>, timer_count> timers_;

@@ -29,27 +29,40 @@
 
 #include <asio_wheel/detail/config.hpp>
 
-#if defined(ASIO_WHEEL_STANDALONE)
-# error                                                                        \
-     "asio_wheel/beast/basic_stream.hpp needs Boost.Beast, hence the Boost.Asio flavour of asio_wheel: do not define ASIO_WHEEL_STANDALONE (link asio_wheel::asio_wheel, not asio_wheel::asio_wheel_standalone)"
-#endif
+// Without an Asio it can use, config.hpp's one line is all (see there).
+#if !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
-#include <asio_wheel/beast/detail/pending_guard.hpp>
-#include <asio_wheel/beast/detail/stream_state.hpp>
-#include <asio_wheel/beast/detail/stream_timeouts.hpp>
-#include <asio_wheel/detail/asio_forward.hpp>
+# if defined(ASIO_WHEEL_STANDALONE)
+#  error                                                                       \
+      "asio_wheel/beast/basic_stream.hpp needs Boost.Beast, hence the Boost.Asio flavour of asio_wheel: do not define ASIO_WHEEL_STANDALONE (link asio_wheel::asio_wheel, not asio_wheel::asio_wheel_standalone)"
+# endif
 
-#include <boost/asio/basic_stream_socket.hpp>
-#include <boost/asio/connect.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core/detail/config.hpp>
-#include <boost/beast/core/error.hpp>
-#include <boost/beast/core/rate_policy.hpp>
-#include <boost/beast/core/stream_traits.hpp>
-#include <boost/shared_ptr.hpp>
+// Beast's version, then config.hpp again: its Beast gates (see there).
+# include <boost/beast/version.hpp>
 
-#include <cstddef>
-#include <type_traits>
+# include <asio_wheel/detail/config.hpp>
+
+# if !defined(ASIO_WHEEL_BEAST_VERSION)
+#  error                                                                       \
+      "asio_wheel: the Beast gates of asio_wheel/detail/config.hpp are not defined"
+# endif
+
+# include <asio_wheel/beast/detail/pending_guard.hpp>
+# include <asio_wheel/beast/detail/stream_state.hpp>
+# include <asio_wheel/beast/detail/stream_timeouts.hpp>
+# include <asio_wheel/detail/asio_forward.hpp>
+
+# include <boost/asio/basic_stream_socket.hpp>
+# include <boost/asio/connect.hpp>
+# include <boost/asio/steady_timer.hpp>
+# include <boost/beast/core/detail/config.hpp>
+# include <boost/beast/core/error.hpp>
+# include <boost/beast/core/rate_policy.hpp>
+# include <boost/beast/core/stream_traits.hpp>
+# include <boost/shared_ptr.hpp>
+
+# include <cstddef>
+# include <type_traits>
 
 namespace boost {
 namespace asio {
@@ -192,10 +205,13 @@ public:
           std::is_constructible<RatePolicy, RatePolicy_>::value>>
   basic_stream(RatePolicy_&& policy, Arg0&& arg, Args&&... args);
 
+# if defined(ASIO_WHEEL_BEAST_HAS_REBINDING_MOVE)
   /// Converting move constructor, from a stream of another executor type:
-  /// takes over the other stream's socket.
+  /// takes over the other stream's socket. Where Beast has it (Beast 345,
+  /// Boost 1.81, and later).
   template <class Executor_>
   explicit basic_stream(basic_stream<Protocol, Executor_, RatePolicy>&& other);
+# endif
 
   /// Move constructor: takes over the other stream's socket, rate policy and
   /// expiry times.
@@ -488,6 +504,8 @@ public:
 }  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
 
-#include <asio_wheel/beast/impl/basic_stream.hpp>
+# include <asio_wheel/beast/impl/basic_stream.hpp>
+
+#endif  // !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
 #endif  // ASIO_WHEEL_BEAST_BASIC_STREAM_HPP

@@ -9,9 +9,14 @@
 #ifndef ASIO_WHEEL_BEAST_TCP_STREAM_HPP
 #define ASIO_WHEEL_BEAST_TCP_STREAM_HPP
 
-#include <asio_wheel/beast/basic_stream.hpp>
+#include <asio_wheel/detail/config.hpp>
 
-#include <boost/asio/ip/tcp.hpp>
+// Without an Asio it can use, config.hpp's one line is all (see there).
+#if !defined(ASIO_WHEEL_ASIO_UNUSABLE)
+
+# include <asio_wheel/beast/basic_stream.hpp>
+
+# include <boost/asio/ip/tcp.hpp>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace beast {
@@ -22,5 +27,7 @@ using tcp_stream = basic_stream<asio::ip::tcp>;
 
 }  // namespace beast
 ASIO_WHEEL_NAMESPACE_END
+
+#endif  // !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
 #endif  // ASIO_WHEEL_BEAST_TCP_STREAM_HPP

@@ -21,16 +21,18 @@
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/any_io_executor.hpp>
 # include <asio/associated_allocator.hpp>
-# include <asio/associated_cancellation_slot.hpp>
 # include <asio/associated_executor.hpp>
-# include <asio/associator.hpp>
 # include <asio/async_result.hpp>
-# include <asio/cancellation_signal.hpp>
-# include <asio/cancellation_type.hpp>
-# if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
-#  include <asio/deferred.hpp>
-# else
-#  include <asio/experimental/deferred.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+#  include <asio/associated_cancellation_slot.hpp>
+#  include <asio/associator.hpp>
+#  include <asio/cancellation_signal.hpp>
+#  include <asio/cancellation_type.hpp>
+#  if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
+#   include <asio/deferred.hpp>
+#  else
+#   include <asio/experimental/deferred.hpp>
+#  endif
 # endif
 # include <asio/error.hpp>
 # include <asio/execution_context.hpp>
@@ -40,16 +42,18 @@
 #else
 # include <boost/asio/any_io_executor.hpp>
 # include <boost/asio/associated_allocator.hpp>
-# include <boost/asio/associated_cancellation_slot.hpp>
 # include <boost/asio/associated_executor.hpp>
-# include <boost/asio/associator.hpp>
 # include <boost/asio/async_result.hpp>
-# include <boost/asio/cancellation_signal.hpp>
-# include <boost/asio/cancellation_type.hpp>
-# if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
-#  include <boost/asio/deferred.hpp>
-# else
-#  include <boost/asio/experimental/deferred.hpp>
+# if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+#  include <boost/asio/associated_cancellation_slot.hpp>
+#  include <boost/asio/associator.hpp>
+#  include <boost/asio/cancellation_signal.hpp>
+#  include <boost/asio/cancellation_type.hpp>
+#  if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
+#   include <boost/asio/deferred.hpp>
+#  else
+#   include <boost/asio/experimental/deferred.hpp>
+#  endif
 # endif
 # include <boost/asio/error.hpp>
 # include <boost/asio/execution_context.hpp>
@@ -85,16 +89,18 @@ using error_code = ::boost::system::error_code;
 using system_error = ::boost::system::system_error;
 #endif
 
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
 namespace detail {
 
 /// The completion token of an operation given only a partial token adapter
 /// (cancel_after(30s)): the default completion token of its executor, and
-/// deferred where it has none (as in Asio 1.29 and later).
-#if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
+/// deferred where it has none (as in Asio 1.29 and later). Only where
+/// cancel_after exists, whose Asio has deferred (experimental before 1.23).
+# if defined(ASIO_WHEEL_ASIO_HAS_DEFERRED)
 using deferred_t = asio::deferred_t;
-#else
+# else
 using deferred_t = asio::experimental::deferred_t;
-#endif
+# endif
 
 template <typename Executor>
 using default_token_t = std::conditional_t<
@@ -102,6 +108,7 @@ using default_token_t = std::conditional_t<
     asio::default_completion_token_t<Executor>>;
 
 }  // namespace detail
+#endif
 
 ASIO_WHEEL_NAMESPACE_END
 

@@ -125,6 +125,30 @@ using asio::detail::io_object_impl;
 using asio::detail::non_const_lvalue;
 using asio::detail::throw_error;
 
+/// An I/O object's implementation made from an executor, or in an execution
+/// context, by the constructor of this Asio's io_object_impl (tagged from
+/// Asio 1.18.2 on). Returned as a prvalue: the member it initializes is made
+/// in place, as by a direct call of the constructor.
+template <typename IoObjectImpl>
+IoObjectImpl make_io_object_impl(const typename IoObjectImpl::executor_type& ex)
+{
+#if defined(ASIO_WHEEL_ASIO_IO_OBJECT_IMPL_HAS_TAGS)
+  return IoObjectImpl(0, ex);
+#else
+  return IoObjectImpl(ex);
+#endif
+}
+
+template <typename IoObjectImpl, typename ExecutionContext>
+IoObjectImpl make_io_object_impl_in(ExecutionContext& context)
+{
+#if defined(ASIO_WHEEL_ASIO_IO_OBJECT_IMPL_HAS_TAGS)
+  return IoObjectImpl(0, 0, context);
+#else
+  return IoObjectImpl(context);
+#endif
+}
+
 /// What an I/O object's get_executor() returns in this Asio: a const
 /// reference from Asio 1.24 on, a copy before.
 #if defined(ASIO_WHEEL_ASIO_GET_EXECUTOR_RETURNS_REFERENCE)

@@ -226,6 +226,9 @@ private:
   {
     t.tick = due;
     ++arms_;
+#if !defined(ASIO_WHEEL_ASIO_TIMER_QUEUE_SETS_RESULT)
+    t.op.ec_ = error_code();  // the reactor leaves a cancel's result there
+#endif
     reactor_.schedule_timer(queue_, grid_.time_of(due), t.data, &t.op);
   }
 

@@ -135,6 +135,7 @@ public:
     wait_op* o = static_cast<wait_op*>(base);
     ptr p = {std::addressof(o->handler_), o, o};
 
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
     // Disconnect our handler from the cancellation slot while the slot's
     // owner (the handler) is surely alive; a signal emitted later must find
     // nothing (Asio 1.81 would leave it pointing at a finished operation).
@@ -143,6 +144,7 @@ public:
       auto slot = asio::get_associated_cancellation_slot(o->handler_);
       slot.clear();
     }
+#endif
 
     handler_work<Handler, IoExecutor> w(
         static_cast<handler_work<Handler, IoExecutor>&&>(o->work_));

@@ -118,17 +118,21 @@ template <typename Handler, typename IoExecutor>
 inline void wheel_timer_service<Clock, WaitTraits>::start_wait(
     implementation_type& impl, Handler& handler, const IoExecutor& io_ex)
 {
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
   auto slot = asio::get_associated_cancellation_slot(handler);
+#endif
 
   using op = detail::wait_op<Handler, IoExecutor>;
   typename op::ptr p = {std::addressof(handler), op::ptr::allocate(handler), 0};
   p.p = new (p.v) op(handler, io_ex);
 
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
   if (slot.is_connected())
   {
     slot.template emplace<op_cancellation>(this, p.p);
     p.p->set_has_cancellation_handler();
   }
+#endif
 
   slice_request request;
   {

@@ -251,7 +251,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_already_elapsed, F, families)
   BOOST_TEST(!s.socket().is_open());
 }
 
-#if BOOST_BEAST_VERSION >= 354
+#if defined(ASIO_WHEEL_BEAST_ELAPSED_TIMEOUT_COMPLETES_AT_ONCE)
 // Since Beast 354 (Boost 1.86, its commit 2dcdef38), an operation started after the timeout
 // elapsed times out whatever it would have done: a read with data waiting, a write the socket
 // has room for. It completes through the handler's immediate executor (by default, as if
@@ -334,6 +334,42 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_spans_a_logical_operation, F, families)
   BOOST_TEST(r2.ec == timeout_ec, r2.ec.message());
 }
 
+// A stream made on a strand (its executor, any_io_executor, holds the strand)
+// whose handlers have no executor of their own: the handler of a read that
+// times out, and of one that completes, runs on that strand.
+BOOST_AUTO_TEST_CASE_TEMPLATE(handlers_run_on_the_streams_strand, F, families)
+{
+  net::io_context ioc;
+  const auto strand = net::make_strand(ioc);
+  typename F::tcp_stream s(strand);
+  tcp::socket peer = connect_pair(ioc, s);
+  std::array<char, 8> buf;
+  int on_strand = 0, off_strand = 0;
+  bool done = false;
+  error_code first;
+  s.expires_after(50ms);
+  s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
+    (strand.running_in_this_thread() ? on_strand : off_strand) += 1;
+    first = ec;
+    done = true;
+  });
+  run_until(ioc, done);
+  BOOST_TEST(first == timeout_ec, first.message());
+  typename F::tcp_stream s2(strand);
+  tcp::socket peer2 = connect_pair(ioc, s2);
+  done = false;
+  s2.expires_after(5s);
+  s2.async_read_some(net::buffer(buf), [&](error_code, std::size_t) {
+    (strand.running_in_this_thread() ? on_strand : off_strand) += 1;
+    done = true;
+  });
+  net::write(peer2, net::buffer("x", 1));
+  run_until(ioc, done);
+  BOOST_TEST(on_strand == 2,
+      on_strand << " of 2 handlers (timed out, completed) ran on the strand");
+  BOOST_TEST(off_strand == 0, off_strand << " handlers ran outside the strand");
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_aborts_and_keeps_socket_open, F, families)
 {
   net::io_context ioc;
@@ -359,6 +395,41 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_aborts_and_keeps_socket_open, F, families)
   run_until(ioc, r2.done);
   BOOST_TEST(!r2.ec, r2.ec.message());
 }
+
+#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
+// Per-operation cancellation of a timed read, as the Beast compiled with has
+// it: since Beast 345 (Boost 1.81) a terminal signal bound to the read reaches
+// the socket's read, which completes with operation_aborted, the socket left
+// open; before 345 (Beast 318, 330) the stream's operations have no
+// cancellation slot, the signal reaches nothing and the read stays pending
+// (then cancel() ends it).
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    per_operation_cancellation_as_this_beast_has_it, F, families)
+{
+  net::io_context ioc;
+  typename F::tcp_stream s(ioc);
+  tcp::socket peer = connect_pair(ioc, s);
+  std::array<char, 16> buf;
+  result r;
+  net::cancellation_signal signal;
+  s.expires_after(5s);
+  s.async_read_some(net::buffer(buf),
+      net::bind_cancellation_slot(signal.slot(), r.handler()));
+  run_for(ioc, 20ms);
+  signal.emit(net::cancellation_type::terminal);
+# if defined(ASIO_WHEEL_BEAST_HAS_PER_OPERATION_CANCELLATION)
+  run_until(ioc, r.done);
+  BOOST_TEST(r.done, "the signal did not end the read");
+# else
+  run_for(ioc, 50ms);
+  BOOST_TEST(!r.done, "the signal reached the read: this Beast has no slot");
+  s.cancel();
+  run_until(ioc, r.done);
+# endif
+  BOOST_TEST(r.ec == net::error::operation_aborted, r.ec.message());
+  BOOST_TEST(s.socket().is_open());
+}
+#endif
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(close_aborts_and_closes, F, families)
 {
@@ -529,11 +600,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(release_socket_and_moves, F, families)
   BOOST_TEST(!r.ec);
   tcp::socket raw = moved.release_socket();
   BOOST_TEST(raw.is_open());
-  // Converting move to another executor type.
+#if defined(ASIO_WHEEL_BEAST_HAS_REBINDING_MOVE)
+  // Converting move to another executor type (Beast 345, Boost 1.81, and
+  // later; earlier Beasts have no such constructor, nor has ours there).
   typename F::template stream<net::io_context::executor_type> other(
       ioc.get_executor());
   typename F::tcp_stream converted(std::move(other));
   BOOST_TEST(!converted.socket().is_open());
+#endif
 }
 
 // Destroying the io_context with timeouts (and operations) pending releases

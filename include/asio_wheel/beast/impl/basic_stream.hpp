@@ -77,6 +77,7 @@ inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
   impl_->tolerance = std::exchange(other.impl_->tolerance, {});
 }
 
+#if defined(ASIO_WHEEL_BEAST_HAS_REBINDING_MOVE)
 template <class Protocol, class Executor, class RatePolicy>
 template <class Executor_>
 inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
@@ -84,6 +85,7 @@ inline basic_stream<Protocol, Executor, RatePolicy>::basic_stream(
   : impl_(boost::make_shared<impl_type>(
       std::false_type{}, std::move(other.impl_->socket)))
 {}
+#endif
 
 //------------------------------------------------------------------------------
 

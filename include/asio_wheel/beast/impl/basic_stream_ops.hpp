@@ -27,9 +27,8 @@
 #include <boost/beast/core/buffer_traits.hpp>
 #include <boost/beast/core/buffers_prefix.hpp>
 #include <boost/beast/core/error.hpp>
-#include <boost/beast/version.hpp>
 
-#if BOOST_BEAST_VERSION >= 354
+#if defined(ASIO_WHEEL_BEAST_ELAPSED_TIMEOUT_COMPLETES_AT_ONCE)
 # include <boost/asio/append.hpp>
 # include <boost/asio/dispatch.hpp>
 #endif
@@ -98,7 +97,9 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
           std::forward<Handler_>(h), s.get_executor()),
         impl_(s.impl_), b_(b)
     {
+#if defined(ASIO_WHEEL_BEAST_HAS_PER_OPERATION_CANCELLATION)
       this->set_allowed_cancellation(asio::cancellation_type::all);
+#endif
       if (::boost::beast::buffer_bytes(b_) == 0 && state().pending)
       {
         // As Beast (its issue 2065): a zero-length operation while one of
@@ -117,7 +118,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
       std::size_t amount;
       BOOST_ASIO_CORO_REENTER(*this)
       {
-#if BOOST_BEAST_VERSION >= 354
+#if defined(ASIO_WHEEL_BEAST_ELAPSED_TIMEOUT_COMPLETES_AT_ONCE)
         // The timeout has already elapsed: as Beast since 354 (Boost 1.86,
         // its commit 2dcdef38), whatever the buffers, the operation completes
         // with timeout through the handler's immediate executor, and the
@@ -143,7 +144,7 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
         {
           BOOST_ASIO_CORO_YIELD
           async_perform(0, is_read{});
-#if BOOST_BEAST_VERSION < 354
+#if !defined(ASIO_WHEEL_BEAST_ELAPSED_TIMEOUT_COMPLETES_AT_ONCE)
           if (state().expiry <= clock_type::now())
           {
             impl_->close();
@@ -205,7 +206,9 @@ struct basic_stream<Protocol, Executor, RatePolicy>::ops
 
     void start_timeout()
     {
+#if defined(ASIO_WHEEL_BEAST_HAS_PER_OPERATION_CANCELLATION)
       this->set_allowed_cancellation(asio::cancellation_type::all);
+#endif
       if (state().expiry != detail::never())
         detail::arm_timeout<Handler>(*impl_, state(), *this);
     }

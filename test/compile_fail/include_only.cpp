@@ -1,0 +1,6 @@
+// The whole library included, nothing used: the compile-fail tests of the Asio the library
+// cannot use (test/compile_fail/CMakeLists.txt) check that including it says why in one line
+// (detail/config.hpp's #error) and nothing else.
+#include <asio_wheel.hpp>
+
+int main() {}
