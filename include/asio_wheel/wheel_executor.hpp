@@ -364,7 +364,9 @@ public:
           !::asio_wheel::ASIO_WHEEL_FLAVOUR_NAMESPACE::detail::
               is_wheel_executor<Executor1>::value
           && std::is_convertible<const Executor1&, wheel_executor_type>::value>>
-  basic_waitable_timer(basic_waitable_timer<Clock, WaitTraits, Executor1>&&)
+  basic_waitable_timer(
+      basic_waitable_timer<Clock, WaitTraits, Executor1>&& other)
+    : base_type(other.get_executor())
   {
     static_assert(sizeof(Executor1) == 0,
         "asio_wheel: a routed timer (a basic_waitable_timer of an "
