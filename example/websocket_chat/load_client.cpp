@@ -249,6 +249,7 @@ private:
   std::size_t active_count_ = 0;
   std::size_t next_connection_ = 0, connected_ = 0, source_turn_ = 0;
   std::size_t silent_closed_ = 0;
+  std::size_t welcomed_ = 0;  // active connections that have read their WELCOME
   server_settings settings_;
   std::string final_stats_;
   std::string setup_failure_;
@@ -429,9 +430,12 @@ net::awaitable<void> load_client::active_reader(std::size_t i)
       if (text.rfind("WELCOME ", 0) != 0)
         fail(r, "first message is not WELCOME: " + text);
       welcomed = true;
+      ++welcomed_;
       if (auto at = text.find(" history="); at != std::string::npos)
         history = std::stoul(text.substr(at + 9));
-      net::co_spawn(io_, heartbeats(i), net::detached);
+      // With --hold the heartbeats start together, once everything is set up.
+      if (!options_.hold)
+        net::co_spawn(io_, heartbeats(i), net::detached);
       continue;
     }
     if (history > 0)
@@ -487,12 +491,18 @@ net::awaitable<void> load_client::heartbeats(std::size_t i)
   connection_record& r = records_[i];
   std::uniform_real_distribution<double> spread(0.6, 0.9);
   net::steady_timer timer(io_);
+  // With --hold, at a random phase of the interval, so that the connections'
+  // heartbeats are spread over it rather than all at once.
+  std::uniform_real_distribution<double> phase(0.0, 1.0);
+  bool first = true;
   while (!stopping_)
   {
     const clock_type::duration wait = options_.hold
-        ? options_.chat_interval
+        ? std::chrono::duration_cast<clock_type::duration>(
+            options_.chat_interval * (first ? phase(random_) : 1.0))
         : std::chrono::duration_cast<clock_type::duration>(
             settings_.idle * spread(random_));
+    first = false;
     timer.expires_after(wait);
     co_await timer.async_wait(use_tuple);
     if (stopping_ || !r.failure.empty())
@@ -513,10 +523,10 @@ net::awaitable<void> load_client::main_task()
   co_await fetch_settings();
   if (!setup_failure_.empty())
     co_return;
-  if (!options_.hold && (settings_.timers == "off" || settings_.idle == 0s))
+  if (!options_.hold && settings_.idle == 0s)
   {
-    setup_failure_ = "the server has no idle timeout (--timers off): nothing "
-                     "to check (use --hold)";
+    setup_failure_ = "the server has no idle timeout (--timers off or "
+                     "--no-timeouts): nothing to check (use --hold)";
     co_return;
   }
   std::cout << "server: " << settings_.line << std::endl;
@@ -533,10 +543,35 @@ net::awaitable<void> load_client::main_task()
 
   if (options_.hold)
   {
+    // Measured from "ready" to "done" (benchmark W11): the heartbeats start at
+    // "ready", once every welcome has been read and the server has been quiet
+    // for a second, and "done" comes when the last of them has its PONG, so
+    // that the window holds exactly the server's work for those messages
+    // (and whatever its timers do meanwhile).
+    std::size_t expected_welcomes = 0;
+    for (std::size_t i = 0; i < active_count_; ++i)
+      expected_welcomes += records_[i].connected;
+    const auto welcome_limit = clock_type::now() + 30s;
+    while (welcomed_ < expected_welcomes && clock_type::now() < welcome_limit)
+      co_await sleep_until(clock_type::now() + 10ms);
+    co_await sleep_until(clock_type::now() + 1s);
     std::cout << "ready connections=" << records_.size() << std::endl;
-    co_await sleep_until(connected_at + *options_.hold);
+    const auto hold_start = clock_type::now();
+    for (std::size_t i = 0; i < active_count_; ++i)
+      if (records_[i].connected && records_[i].failure.empty())
+        net::co_spawn(io_, heartbeats(i), net::detached);
+    co_await sleep_until(hold_start + *options_.hold);
     stopping_ = true;
-    co_await sleep_until(clock_type::now() + 1s);  // the last PONGs arrive
+    auto answered = [&] {
+      for (std::size_t i = 0; i < active_count_; ++i)
+        if (records_[i].failure.empty()
+            && records_[i].pongs < records_[i].heartbeats)
+          return false;
+      return true;
+    };
+    const auto pong_limit = clock_type::now() + 10s;
+    while (!answered() && clock_type::now() < pong_limit)
+      co_await sleep_until(clock_type::now() + 10ms);
     std::size_t messages = 0;
     for (auto& r : records_)
       messages += r.heartbeats;

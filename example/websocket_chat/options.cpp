@@ -29,10 +29,15 @@ const char* to_string(timer_mode mode)
   return "?";
 }
 
+bool timed(const server_options& o)
+{
+  return o.timers != timer_mode::off && !o.no_timeouts;
+}
+
 server_options parse_server_options(int argc, char** argv)
 {
   server_options o;
-  for_each_flag(argc, argv, {"--help"},
+  for_each_flag(argc, argv, {"--help", "--no-timeouts"},
       [&](const std::string& flag, const std::string& value) {
         if (flag == "--help")
           o.help = true;
@@ -53,6 +58,8 @@ server_options parse_server_options(int argc, char** argv)
             throw usage_error(
                 "--timers: must be wheel, beast or off, got \"" + value + "\"");
         }
+        else if (flag == "--no-timeouts")
+          o.no_timeouts = true;
         else if (flag == "--idle-timeout")
           o.idle_timeout = parse_duration(flag, value);
         else if (flag == "--handshake-timeout")
@@ -83,7 +90,7 @@ server_options parse_server_options(int argc, char** argv)
         else
           throw usage_error(flag + ": unknown flag (see --help)");
       });
-  if (o.timers != timer_mode::off)
+  if (timed(o))
   {
     // Beast pings at half the idle timeout: both halves must be at least a tick.
     if (o.idle_timeout < 2 * o.tick)
@@ -121,6 +128,9 @@ std::string server_usage(const std::string& program)
       << "                          the close only if it went unanswered "
          "(default "
       << format_duration(d.idle_timeout) << ")\n"
+      << "  --no-timeouts           the stream of --timers without timeouts "
+         "(what that stream costs\n"
+      << "                          without them: benchmark W11's floor)\n"
       << "  --pings on|off          Beast's keep-alive pings (default on)\n"
       << "  --handshake-timeout D   the opening and the closing handshakes' "
          "limit (default "

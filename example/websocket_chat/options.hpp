@@ -20,6 +20,10 @@ enum class timer_mode
 
 const char* to_string(timer_mode mode);
 
+struct server_options;
+// Whether the server sets Beast's timeouts (not with --timers off or --no-timeouts).
+bool timed(const server_options& o);
+
 struct server_options
 {
   std::string bind_address = "127.0.0.1";
@@ -35,6 +39,9 @@ struct server_options
   // 10 ms is plenty of precision, and the drive timer wakes at most 100 times
   // a second however many connections there are.
   std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
+  // The stream of --timers, but no timeouts set: what that stream costs without
+  // them (benchmark W11's floor for the routed stream; --timers off is Beast's).
+  bool no_timeouts = false;
   std::size_t max_connections = 100000;
   std::size_t max_message = 4096;  // bytes; Beast's read_message_max
   std::size_t max_queue =

@@ -110,7 +110,7 @@ std::string chat_room::who() const
 
 std::string chat_room::stats_line() const
 {
-  const bool timed = options.timers != timer_mode::off;
+  const bool timeouts = timed(options);
   std::ostringstream out;
   out << "STATS connections=" << sessions_.size()
       << " members=" << members_.size() << " accepted=" << counters.accepted
@@ -120,9 +120,10 @@ std::string chat_room::stats_line() const
       << " closed_queue_full=" << counters.closed_queue_full
       << " timers=" << to_string(options.timers)
       << " websocket_timer=" << websocket_timer_
-      << " idle_timeout_ms=" << (timed ? ms(options.idle_timeout) : 0)
-      << " handshake_timeout_ms=" << (timed ? ms(options.handshake_timeout) : 0)
-      << " pings=" << (timed && options.keep_alive_pings ? "on" : "off")
+      << " idle_timeout_ms=" << (timeouts ? ms(options.idle_timeout) : 0)
+      << " handshake_timeout_ms="
+      << (timeouts ? ms(options.handshake_timeout) : 0)
+      << " pings=" << (timeouts && options.keep_alive_pings ? "on" : "off")
       << " tick_us="
       << (options.timers == timer_mode::wheel
                  ? std::chrono::duration_cast<std::chrono::microseconds>(

@@ -40,13 +40,14 @@ using routed_stream = beast::basic_stream<tcp, asio_wheel::wheel_executor<>>;
 /// (not armed here: the websocket's timeouts replace them) are routed.
 inline constexpr bool websocket_timer_routed = BOOST_BEAST_VERSION >= 347;
 
-/// What websocket::stream's timer is with @p mode, for /stats.
-inline const char* websocket_timer_kind(timer_mode mode)
+/// What websocket::stream's timer is with @p options, for /stats.
+inline const char* websocket_timer_kind(const server_options& options)
 {
-  if (mode == timer_mode::off)
+  if (!timed(options))
     return "none";
-  return mode == timer_mode::wheel && websocket_timer_routed ? "wheel"
-                                                             : "steady_timer";
+  return options.timers == timer_mode::wheel && websocket_timer_routed
+      ? "wheel"
+      : "steady_timer";
 }
 
 template <class Stream>
@@ -56,8 +57,7 @@ public:
   chat_server(net::io_context& io, const server_options& options,
       std::function<asio_wheel::wheel_stats()> wheel_stats)
     : io_(io), options_(options),
-      room_(options_, websocket_timer_kind(options.timers),
-          std::move(wheel_stats)),
+      room_(options_, websocket_timer_kind(options), std::move(wheel_stats)),
       acceptor_(io), signals_(io, SIGINT, SIGTERM)
   {}
 

@@ -49,7 +49,7 @@ public:
   {
     const server_options& o = room_.options;
     websocket::stream_base::timeout t;
-    if (o.timers == timer_mode::off)
+    if (!timed(o))
     {
       t.handshake_timeout = websocket::stream_base::none();
       t.idle_timeout = websocket::stream_base::none();

@@ -310,6 +310,10 @@ struct not_an_asio_timer_implementation
 
 ASIO_WHEEL_NAMESPACE_END
 
+// Asio's operations track work on and dispatch through a wheel_executor as
+// through its inner executor.
+#include <asio_wheel/detail/asio_handler_work.hpp>
+
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 
 /// A timer of a wheel_executor: a basic_wheel_timer, with every member of

@@ -256,6 +256,41 @@ BOOST_AUTO_TEST_CASE(networking_ts_members_where_the_inner_executor_has_them)
   BOOST_TEST((ran == std::vector<int>{1, 2, 3, 4}));
 }
 
+#if defined(ASIO_WHEEL_ASIO_HANDLER_WORK_OWNS_WORK)
+// Asio's handler_work decides on a wheel_executor as on its inner executor: an operation on a
+// plain io_context executor (behind any_io_executor) counts no work of its own and calls its
+// handler in place; a handler whose executor is the I/O executor adds none either. With
+// Asio's general form (without detail/asio_handler_work.hpp) every one of these would own
+// work: a polymorphic prefer and an atomic count per operation, a dispatch per completion.
+BOOST_AUTO_TEST_CASE(asio_counts_work_as_for_the_inner_executor)
+{
+  using io_work = asio::detail::handler_work_base<wheel_any>;
+  using plain_io_work = asio::detail::handler_work_base<asio::any_io_executor>;
+  using handler_work = asio::detail::handler_work_base<wheel_any, wheel_any>;
+  using stored_work = asio::detail::handler_work_base<wheel_any, io_executor>;
+  asio::io_context io, other;
+  const wheel_any plain(io.get_executor()), elsewhere(other.get_executor());
+  const wheel_any on_strand(asio::make_strand(io));
+
+  // The I/O object's executor (handler_work's first base).
+  BOOST_TEST(!io_work(0, 0, plain).owns_work());
+  BOOST_TEST(io_work(0, 0, on_strand).owns_work());
+  BOOST_TEST(!plain_io_work(0, 0, plain.get_inner_executor()).owns_work());
+
+  // The handler's executor against the I/O object's (the second base).
+  BOOST_TEST(!handler_work(false, plain, plain).owns_work());
+  BOOST_TEST(handler_work(false, elsewhere, plain).owns_work());
+  BOOST_TEST(handler_work(true, plain, plain).owns_work());
+
+  // Against the plain io_context executor the library stores instead of the I/O object's
+  // (a routed timer's wait): equal when the handler's holds that very executor.
+  BOOST_TEST(!stored_work(false, plain, io.get_executor()).owns_work());
+  BOOST_TEST(stored_work(false, elsewhere, io.get_executor()).owns_work());
+  BOOST_TEST(stored_work(false, on_strand, io.get_executor()).owns_work());
+  BOOST_TEST(stored_work(true, plain, io.get_executor()).owns_work());
+}
+#endif
+
 BOOST_AUTO_TEST_CASE(socket_acceptor_and_strand_on_it_over_loopback)
 {
   asio::io_context io;
