@@ -2,8 +2,9 @@
 // asio_wheel.hpp
 //
 // Everything of asio-wheel but the Beast stream: wheel_options,
-// wheel_stats, wheel_timer_service, basic_wheel_timer and wheel_timer, and
-// cancel_after / cancel_at. The Beast stream (asio_wheel/beast.hpp) needs
+// wheel_stats, wheel_timer_service, basic_wheel_timer and wheel_timer,
+// cancel_after / cancel_at, and wheel_executor (with the
+// basic_waitable_timer specialization that routes timers to the wheel). The Beast stream (asio_wheel/beast.hpp) needs
 // Boost.Beast and is included on its own.
 //
 
@@ -14,5 +15,6 @@
 #include <asio_wheel/wheel_timer_service.hpp>
 #include <asio_wheel/wheel_timer.hpp>
 #include <asio_wheel/cancel_after.hpp>
+#include <asio_wheel/wheel_executor.hpp>
 
 #endif  // ASIO_WHEEL_HPP

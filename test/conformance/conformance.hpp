@@ -7,7 +7,9 @@
 // does (its members, its semantics, the completion tokens; asio::steady_timer,
 // or asio::steady_timer with ASIO_WHEEL_STANDALONE, see ../test_asio.hpp) and
 // runs the same test bodies against asio_wheel::wheel_timer (default options,
-// and once more with options that stress the wheel's edge cases): a test that
+// and once more with options that stress the wheel's edge cases) and against
+// Asio's own basic_waitable_timer on an asio_wheel::wheel_executor (a routed
+// timer: a wheel timer by the specialization of wheel_executor.hpp): a test that
 // passes on steady_timer is right for that Asio, and passing it on wheel_timer
 // proves the drop-in claim.
 #ifndef ASIO_WHEEL_TEST_CONFORMANCE_HPP
@@ -48,6 +50,19 @@ struct timer_profile
   static void configure(asio::execution_context&) {}
 };
 
+// The executor type a timer of Timer's kind has on an executor of type E: E
+// itself, but for a routed timer (below).
+template <class Timer>
+struct timer_executor_profile
+{
+  template <class E>
+  using executor = E;
+};
+
+template <class Timer, class E>
+using profile_executor_t =
+    typename timer_executor_profile<Timer>::template executor<E>;
+
 #if CONFORMANCE_WITH_WHEEL_TIMER
 // A second wheel configuration that drives the edge cases of the wheel
 // through the same behaviour tests: a 2 ms tick (expiries fall between tick
@@ -75,8 +90,24 @@ struct timer_profile<stressed_wheel_timer>
   }
 };
 
+// Asio's own timer type on a wheel_executor, which is a wheel timer by the
+// specialization of wheel_executor.hpp: what Beast's streams and any code
+// that writes steady_timer::rebind_executor<E>::other get on one. Its
+// executor is wheel_executor<any_io_executor>, and a timer of its kind on an
+// executor E is one on wheel_executor<E> (rebound to E itself it is Asio's
+// own timer again).
+using routed_timer = asio::basic_waitable_timer<std::chrono::steady_clock,
+    asio::wait_traits<std::chrono::steady_clock>, asio_wheel::wheel_executor<>>;
+
+template <>
+struct timer_executor_profile<routed_timer>
+{
+  template <class E>
+  using executor = asio_wheel::wheel_executor<E>;
+};
+
 using timer_types = std::tuple<asio::steady_timer, asio_wheel::wheel_timer,
-    stressed_wheel_timer>;
+    stressed_wheel_timer, routed_timer>;
 #else
 using timer_types = std::tuple<asio::steady_timer>;
 #endif

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 using namespace conformance;
 
@@ -511,6 +512,26 @@ BOOST_AUTO_TEST_CASE(stressed_profile_configures_its_wheel)
   BOOST_TEST(options.slots == 8u);
   BOOST_TEST(options.max_completions_per_slice == 1u);
   BOOST_TEST((options.tick == std::chrono::milliseconds(2)));
+}
+
+// And the routed profile must really be a wheel timer: its waits are the wheel's.
+BOOST_AUTO_TEST_CASE(routed_profile_waits_in_the_wheel)
+{
+  static_assert(
+      std::is_base_of_v<asio_wheel::basic_wheel_timer<std::chrono::steady_clock,
+                            asio::wait_traits<std::chrono::steady_clock>,
+                            asio_wheel::wheel_executor<>>,
+          routed_timer>);
+  test_context<routed_timer> io;
+  routed_timer timer(io, 1ms);
+  completion_record record;
+  timer.async_wait(recorder(record, timer));
+  const auto& service = asio::use_service<
+      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io);
+  BOOST_TEST(service.stats().pending_waits == 1u);
+  CONFORMANCE_RUN_TO_COMPLETION(io);
+  BOOST_TEST(!record.ec, describe(record.ec));
+  BOOST_TEST(service.stats().waits_expired == 1u);
 }
 #endif
 

@@ -400,7 +400,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   auto defaulted = asio::detached_t::as_default_on(Timer(io, 4ms));
 #else
   using native_timer = typename Timer::template rebind_executor<
-      asio::io_context::executor_type>::other;
+      profile_executor_t<Timer, asio::io_context::executor_type>>::other;
   auto defaulted = asio::detached_t::as_default_on(native_timer(io, 4ms));
 #endif
   defaulted.async_wait();

@@ -20,7 +20,9 @@
 
 #include <asio_wheel/detail/asio_forward.hpp>
 
+#include <type_traits>
 #include <typeinfo>
+#include <utility>
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/detail/bind_handler.hpp>
@@ -176,12 +178,85 @@ const Target* target_of(const asio::any_io_executor& ex) noexcept
 #endif
 }
 
+}  // namespace detail
+
+// The executor adaptor of wheel_executor.hpp, which the fast paths below see
+// through: its default template argument is given there.
+template <typename Executor>
+class wheel_executor;
+
+namespace detail {
+
+/// Whether T is a wheel_executor.
+template <typename T>
+struct is_wheel_executor : std::false_type
+{};
+
+template <typename Executor>
+struct is_wheel_executor<wheel_executor<Executor>> : std::true_type
+{};
+
+template <typename Executor>
+std::true_type derives_from_wheel_executor(const wheel_executor<Executor>*);
+std::false_type derives_from_wheel_executor(const void*);
+
+/// Whether T is a wheel_executor or a class derived from one (an adapter's
+/// executor_with_default<wheel_executor<E>>, as as_default_on makes).
+template <typename T>
+struct is_derived_from_wheel_executor
+  : decltype(derives_from_wheel_executor(std::declval<const T*>()))
+{};
+
+// The fast paths: where an I/O executor is a plain io_context executor, an
+// operation stores that 8-byte executor instead of the I/O object's (a
+// 56-byte polymorphic one, or a wheel_executor around it), with the same
+// behaviour: Asio's handler_work tracks no work for either and calls the
+// handler in place when it has no associated executor of its own.
+// native_executor finds it, and may_be_native says at compile time whether
+// an executor type can hold one, so that the others pay no test.
+
+using native_executor_type = asio::io_context::executor_type;
+
+/// Whether an executor of type T can hold a plain io_context executor.
+template <typename T>
+struct may_be_native : std::integral_constant<bool,
+                           std::is_same<T, asio::any_io_executor>::value
+                               || std::is_same<T, native_executor_type>::value>
+{};
+
+/// A wheel_executor can if its inner executor can: it runs functions as its
+/// inner executor does.
+template <typename Executor>
+struct may_be_native<wheel_executor<Executor>> : may_be_native<Executor>
+{};
+
 /// The io_context executor an any_io_executor holds, or null if it holds
-/// another executor (a strand, say).
-inline const asio::io_context::executor_type* native_executor(
+/// another executor (a strand, or a type-erased wheel_executor, say).
+inline const native_executor_type* native_executor(
     const asio::any_io_executor& ex) noexcept
 {
-  return target_of<asio::io_context::executor_type>(ex);
+  return target_of<native_executor_type>(ex);
+}
+
+inline const native_executor_type* native_executor(
+    const native_executor_type& ex) noexcept
+{
+  return &ex;
+}
+
+/// Executors that cannot hold one (may_be_native is false).
+template <typename Executor>
+const native_executor_type* native_executor(const Executor&) noexcept
+{
+  return nullptr;
+}
+
+/// A wheel_executor's inner executor, seen through.
+template <typename Executor>
+const native_executor_type* native_executor(
+    const wheel_executor<Executor>& ex) noexcept
+{
+  return native_executor(ex.get_inner_executor());
 }
 
 }  // namespace detail

@@ -79,9 +79,10 @@ private:
   {
     const executor_type ex = asio::get_associated_executor(initiation);
     // A plain io_context executor behind any_io_executor (a socket's, as a
-    // rule) goes into the state as itself: 8 bytes instead of 56, with the
-    // same behaviour (see wheel_timer_service::async_wait).
-    if constexpr (std::is_same<executor_type, asio::any_io_executor>::value)
+    // rule) or a wheel_executor goes into the state as itself: 8 bytes
+    // instead of 56, with the same behaviour (see
+    // wheel_timer_service::async_wait).
+    if constexpr (may_be_native<executor_type>::value)
     {
       if (const auto* native = native_executor(ex))
       {

@@ -50,15 +50,16 @@ inline void wheel_timer_service<Clock, WaitTraits>::async_wait(
     implementation_type& impl, Handler& handler, const IoExecutor& io_ex)
 {
   // A timer whose executor is a plain io_context executor behind
-  // any_io_executor (the usual case) stores that 8-byte executor in the
-  // operation instead of a 56-byte polymorphic one. Behaviour is identical:
-  // Asio's handler_work tracks no work for either and calls the handler in
-  // place when it has no associated executor of its own.
-  if constexpr (std::is_same<IoExecutor, asio::any_io_executor>::value)
+  // any_io_executor (the usual case), or behind a wheel_executor (a routed
+  // timer), stores that 8-byte executor in the operation instead of a
+  // 56-byte polymorphic one. Behaviour is identical: Asio's handler_work
+  // tracks no work for either and calls the handler in place when it has no
+  // associated executor of its own (detail/asio_operation.hpp).
+  if constexpr (detail::may_be_native<IoExecutor>::value)
   {
     if (const auto* ex = detail::native_executor(io_ex))
     {
-      start_wait<Handler, asio::io_context::executor_type>(impl, handler, *ex);
+      start_wait<Handler, detail::native_executor_type>(impl, handler, *ex);
       return;
     }
   }

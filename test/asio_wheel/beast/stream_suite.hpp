@@ -1,7 +1,10 @@
 // Shared scaffolding of the Beast stream suite: the stream families every test
 // is instantiated for (boost::beast::basic_stream, which proves each test
-// right, and asio_wheel::beast::basic_stream, which proves the drop-in), and
-// helpers over real loopback sockets (127.0.0.1, ephemeral ports).
+// right, asio_wheel::beast::basic_stream, which proves the drop-in, and
+// boost::beast::basic_stream on an asio_wheel::wheel_executor, Beast's own
+// stream with its timers routed to the wheel), which of Beast's timers a
+// wheel_executor routes in the Beast compiled against, and helpers over real
+// loopback sockets (127.0.0.1, ephemeral ports).
 //
 // Timing: Beast's stream times with the real steady_clock, so the suite uses
 // small real timeouts (50-300 ms) and asserts only on error codes and the
@@ -11,9 +14,11 @@
 #define ASIO_WHEEL_TEST_ASIO_WHEEL_BEAST_STREAM_SUITE_HPP
 
 #include <asio_wheel/beast.hpp>
+#include <asio_wheel/wheel_executor.hpp>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/version.hpp>
 #include <boost/mpl/list.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -52,7 +57,47 @@ struct wheel_family
   static constexpr bool is_wheel = true;
 };
 
-using families = boost::mpl::list<beast_family, wheel_family>;
+/// boost::beast::basic_stream on a wheel_executor: Beast's own stream, whose
+/// timers are routed to the wheel (asio_wheel/wheel_executor.hpp) where their
+/// type follows the executor's (ASIO_WHEEL_TEST_BEAST_STREAM_TIMERS_ROUTED).
+/// Beast's semantics, so is_wheel is false.
+struct routed_family
+{
+  template <class Executor = net::any_io_executor,
+      class RatePolicy = bb::unlimited_rate_policy>
+  using stream =
+      bb::basic_stream<tcp, asio_wheel::wheel_executor<Executor>, RatePolicy>;
+  using tcp_stream = stream<>;
+  static constexpr bool is_wheel = false;
+};
+
+using families = boost::mpl::list<beast_family, wheel_family, routed_family>;
+
+// Which of Beast's own timers follow their I/O executor's type, and so are
+// wheel timers on a wheel_executor: basic_stream's (its operations' and its
+// rate policy's) since Beast 1.81 (BOOST_BEAST_VERSION 345, its commit
+// 1fc34071; before, net::steady_timer), websocket::stream's since Beast 1.82
+// (347, commit 334b9871, PR #2603: steady_timer::rebind_executor<NextLayer's
+// executor_type>::other; before, net::steady_timer, whatever the executor).
+#if BOOST_BEAST_VERSION >= 345
+# define ASIO_WHEEL_TEST_BEAST_STREAM_TIMERS_ROUTED 1
+#endif
+#if BOOST_BEAST_VERSION >= 347
+# define ASIO_WHEEL_TEST_BEAST_WEBSOCKET_TIMER_ROUTED 1
+#endif
+
+/// The wheel service whose stats tell which waits the wheel saw (the
+/// context's steady_clock service: a routed timer's, asio_wheel::wheel_timer's).
+using steady_wheel_service =
+    asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
+
+/// The wheel's stats of @p ioc's steady_clock service, zero if it has none.
+inline asio_wheel::wheel_stats wheel_stats_of(net::io_context& ioc)
+{
+  if (!net::has_service<steady_wheel_service>(ioc))
+    return asio_wheel::wheel_stats();
+  return net::use_service<steady_wheel_service>(ioc).stats();
+}
 
 /// An acceptor on 127.0.0.1, ephemeral port.
 inline tcp::acceptor make_acceptor(net::io_context& ioc, int backlog = 16)

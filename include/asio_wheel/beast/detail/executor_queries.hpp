@@ -30,14 +30,12 @@ asio::execution_context& context_of(const Ex& ex)
     return ex.context();
 }
 
-// Whether ex is a plain io_context executor (behind any_io_executor or not).
+// Whether ex is a plain io_context executor (behind any_io_executor or a
+// wheel_executor, or not).
 template <class Ex>
 bool is_native(const Ex& ex) noexcept
 {
-  if constexpr (std::is_same<Ex, asio::any_io_executor>::value)
-    return ::asio_wheel::detail::native_executor(ex) != nullptr;
-  else
-    return std::is_same<Ex, asio::io_context::executor_type>::value;
+  return ::asio_wheel::detail::native_executor(ex) != nullptr;
 }
 
 // The fallback executor of the question below: a type no executor has.

@@ -115,16 +115,13 @@ struct stream_state : boost::enable_shared_from_this<
   template <class OpExecutor>
   bool is_native_stream_executor(const OpExecutor& op_ex) const
   {
-    using native = asio::io_context::executor_type;
     if (!stream_is_native)
       return false;
-    if constexpr (std::is_same<OpExecutor, asio::any_io_executor>::value)
+    if constexpr (::asio_wheel::detail::may_be_native<OpExecutor>::value)
     {
-      const native* n = ::asio_wheel::detail::native_executor(op_ex);
+      const auto* n = ::asio_wheel::detail::native_executor(op_ex);
       return n && &n->context() == context;
     }
-    else if constexpr (std::is_same<OpExecutor, native>::value)
-      return &op_ex.context() == context;
     else
       return false;
   }

@@ -1,0 +1,58 @@
+// Command-line flags of the WebSocket chat server, parsed with the examples' shared helpers
+// (common/flags.hpp): a bad flag or value throws example_common::usage_error whose message
+// is one line naming the flag; main() prints it and exits with status 2.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace websocket_chat {
+
+// Which timers the server's websocket streams use (the same server code, three builds of its
+// stream type; see server.hpp).
+enum class timer_mode
+{
+  wheel,  // Beast's own timeouts, its timers routed to the wheel (wheel_executor)
+  beast,  // Beast's own timeouts on Beast's own steady_timers
+  off  // no timeouts at all
+};
+
+const char* to_string(timer_mode mode);
+
+struct server_options;
+// Whether the server sets Beast's timeouts (not with --timers off or --no-timeouts).
+bool timed(const server_options& o);
+
+struct server_options
+{
+  std::string bind_address = "127.0.0.1";
+  unsigned short port =
+      0;  // 0: the kernel picks a free port, printed on the first line
+  timer_mode timers = timer_mode::wheel;
+  // Beast's stream_base::timeout::suggested(role_type::server): idle 300 s with
+  // keep-alive pings (a ping at half of it), 30 s for the handshakes.
+  std::chrono::nanoseconds idle_timeout = std::chrono::seconds(300);
+  std::chrono::nanoseconds handshake_timeout = std::chrono::seconds(30);
+  bool keep_alive_pings = true;
+  // The wheel's tick (--timers wheel): idle timeouts are seconds long, so
+  // 10 ms is plenty of precision, and the drive timer wakes at most 100 times
+  // a second however many connections there are.
+  std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
+  // The stream of --timers, but no timeouts set: what that stream costs without
+  // them (benchmark W11's floor for the routed stream; --timers off is Beast's).
+  bool no_timeouts = false;
+  std::size_t max_connections = 100000;
+  std::size_t max_message = 4096;  // bytes; Beast's read_message_max
+  std::size_t max_queue =
+      256 * 1024;  // bytes queued for one client before it is cut off
+  bool help = false;
+};
+
+// Parses the server's flags; throws example_common::usage_error on a bad flag or value.
+server_options parse_server_options(int argc, char** argv);
+
+// The --help text: every flag with its default.
+std::string server_usage(const std::string& program);
+
+}  // namespace websocket_chat

@@ -1,0 +1,157 @@
+// The chat room: names, history, broadcast, /who and /stats.
+#include "room.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <vector>
+
+namespace websocket_chat {
+
+namespace {
+
+shared_text make_text(std::string s)
+{
+  return std::make_shared<const std::string>(std::move(s));
+}
+
+bool valid_nick(const std::string& name)
+{
+  if (name.empty() || name.size() > 32)
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+long long ms(std::chrono::nanoseconds d)
+{
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+}  // namespace
+
+chat_room::chat_room(const server_options& o, std::string websocket_timer,
+    std::function<asio_wheel::wheel_stats()> wheel_stats)
+  : options(o), websocket_timer_(std::move(websocket_timer)),
+    wheel_stats_(std::move(wheel_stats))
+{}
+
+void chat_room::remove_session(member& m)
+{
+  leave(m);
+  sessions_.erase(&m);
+}
+
+void chat_room::join(member& m)
+{
+  std::string name;
+  do
+    name = "guest" + std::to_string(next_guest_++);
+  while (members_.count(name) != 0);
+  m.name_ = name;
+  m.joined_ = true;
+  members_.emplace(name, &m);
+  m.deliver(make_text(
+      "WELCOME " + name + " history=" + std::to_string(history_.size())));
+  for (const shared_text& line : history_)
+    m.deliver(line);
+}
+
+void chat_room::leave(member& m)
+{
+  if (!m.joined_)
+    return;
+  m.joined_ = false;
+  members_.erase(m.name_);
+}
+
+std::string chat_room::rename(member& m, const std::string& name)
+{
+  if (!valid_nick(name))
+    return "ERR invalid-nick 1 to 32 of A-Z a-z 0-9 _ -";
+  if (name == m.name_)
+    return "OK nick " + name;
+  if (members_.count(name) != 0)
+    return "ERR nick-taken " + name;
+  members_.erase(m.name_);
+  m.name_ = name;
+  members_.emplace(name, &m);
+  return "OK nick " + name;
+}
+
+void chat_room::broadcast(member& from, const std::string& text)
+{
+  ++counters.messages;
+  const shared_text line = make_text(from.name() + ": " + text);
+  history_.push_back(line);
+  if (history_.size() > history_limit)
+    history_.pop_front();
+  // deliver() never leaves the room (a full queue closes the socket, and the
+  // session leaves when its read fails), so members_ stays valid here.
+  for (const auto& [name, m] : members_)
+    if (m != &from)
+      m->deliver(line);
+}
+
+std::string chat_room::who() const
+{
+  std::vector<std::string> names;
+  names.reserve(members_.size());
+  for (const auto& entry : members_)
+    names.push_back(entry.first);
+  std::sort(names.begin(), names.end());
+  std::string line = "WHO count=" + std::to_string(names.size());
+  for (std::size_t i = 0; i < names.size() && i < 100; ++i)
+    line += " " + names[i];
+  return line;
+}
+
+std::string chat_room::stats_line() const
+{
+  const bool timeouts = timed(options);
+  std::ostringstream out;
+  out << "STATS connections=" << sessions_.size()
+      << " members=" << members_.size() << " accepted=" << counters.accepted
+      << " refused=" << counters.refused << " messages=" << counters.messages
+      << " closed_idle=" << counters.closed_idle
+      << " closed_handshake=" << counters.closed_handshake
+      << " closed_queue_full=" << counters.closed_queue_full
+      << " timers=" << to_string(options.timers)
+      << " websocket_timer=" << websocket_timer_
+      << " idle_timeout_ms=" << (timeouts ? ms(options.idle_timeout) : 0)
+      << " handshake_timeout_ms="
+      << (timeouts ? ms(options.handshake_timeout) : 0)
+      << " pings=" << (timeouts && options.keep_alive_pings ? "on" : "off")
+      << " tick_us="
+      << (options.timers == timer_mode::wheel
+                 ? std::chrono::duration_cast<std::chrono::microseconds>(
+                     options.tick)
+                       .count()
+                 : 0);
+  if (wheel_stats_)
+  {
+    const asio_wheel::wheel_stats s = wheel_stats_();
+    out << " timers_in_wheel=" << s.timers_in_wheel
+        << " pending_waits=" << s.pending_waits
+        << " drive_wakeups=" << s.drive_wakeups
+        << " waits_expired=" << s.waits_expired
+        << " waits_cancelled=" << s.waits_cancelled << " max_lateness_us="
+        << std::chrono::duration_cast<std::chrono::microseconds>(s.max_lateness)
+               .count();
+  }
+  return out.str();
+}
+
+void chat_room::shutdown_all()
+{
+  stopping_ = true;
+  // shutdown() may end a session at once (one still in its handshake): walk a copy.
+  const std::vector<member*> all(sessions_.begin(), sessions_.end());
+  for (member* m : all)
+    if (sessions_.count(m) != 0)
+      m->shutdown();
+}
+
+}  // namespace websocket_chat

@@ -1,0 +1,98 @@
+// The chat room, which knows nothing of WebSocket or of the stream type: members with unique
+// names, the last 100 messages, the broadcast, the server's counters and its /stats line.
+// The server runs one thread (io_context(1)), so nothing here is locked.
+#pragma once
+
+#include "options.hpp"
+
+#include <asio_wheel/wheel_options.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace websocket_chat {
+
+// One message's text, shared by every recipient's queue.
+using shared_text = std::shared_ptr<const std::string>;
+
+// A connection as the room sees it: a session (session.hpp) of either stream type.
+class member
+{
+public:
+  virtual ~member() = default;
+  // Queues a message for the client (dropped once the session is closing).
+  virtual void deliver(const shared_text& text) = 0;
+  // SIGINT/SIGTERM: "BYE server-shutdown" and a close, or, before the handshake is done, the
+  // connection dropped.
+  virtual void shutdown() = 0;
+
+  const std::string& name() const { return name_; }
+
+private:
+  friend class chat_room;
+  std::string name_;
+  bool joined_ = false;
+};
+
+// Counters shown by /stats.
+struct server_counters
+{
+  std::uint64_t accepted = 0, refused = 0, messages = 0;
+  std::uint64_t closed_idle = 0;  // a read failed with beast::error::timeout
+  std::uint64_t closed_handshake = 0;  // the opening handshake timed out
+  std::uint64_t closed_queue_full = 0;  // a client that did not read
+};
+
+class chat_room
+{
+public:
+  static constexpr std::size_t history_limit = 100;
+
+  // @p websocket_timer: what websocket::stream's own timer is, for /stats ("wheel",
+  // "steady_timer" or "none"); @p wheel_stats: the wheel's counters (empty with --timers
+  // beast or off).
+  chat_room(const server_options& options, std::string websocket_timer,
+      std::function<asio_wheel::wheel_stats()> wheel_stats);
+
+  // Every session, from its construction to its end (for shutdown and --max-connections).
+  void add_session(member& m) { sessions_.insert(&m); }
+  void remove_session(member& m);
+  std::size_t sessions() const { return sessions_.size(); }
+
+  // Makes @p m a member named guestN and sends it "WELCOME guestN history=K" and the history.
+  void join(member& m);
+  // Leaves the room (nothing if @p m is not a member).
+  void leave(member& m);
+  // "/nick NAME": the answer line.
+  std::string rename(member& m, const std::string& name);
+  // "NAME: text" to every other member, kept in the history.
+  void broadcast(member& from, const std::string& text);
+  // "WHO count=N name1 ..." (at most 100 names, sorted).
+  std::string who() const;
+  // "STATS key=value ...".
+  std::string stats_line() const;
+
+  // SIGINT/SIGTERM: every session gets member::shutdown().
+  void shutdown_all();
+  bool stopping() const { return stopping_; }
+
+  server_counters counters;
+  const server_options& options;
+
+private:
+  std::string websocket_timer_;
+  std::function<asio_wheel::wheel_stats()> wheel_stats_;
+  std::unordered_set<member*> sessions_;
+  std::unordered_map<std::string, member*> members_;
+  std::deque<shared_text> history_;
+  std::uint64_t next_guest_ = 1;
+  bool stopping_ = false;
+};
+
+}  // namespace websocket_chat

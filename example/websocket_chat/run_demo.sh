@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The WebSocket chat demo (scripts/demo --websocket runs it after the build): starts
+# websocket_chat_server on a free port with a short idle timeout (Beast's own, with keep-alive
+# pings, its timer routed to the wheel by default), runs websocket_chat_load against it with
+# 10,000 connections, prints the client's summary, stops the server with SIGTERM and exits
+# with the client's status (or the server's, if only the server failed).
+#
+#   example/websocket_chat/run_demo.sh BUILD_DIR
+#
+# Environment overrides: DEMO_CONNECTIONS (10000), DEMO_ACTIVE (5% of them), DEMO_IDLE (3s),
+# DEMO_TICK (10ms), DEMO_TIMERS (wheel; beast: Beast's own steady_timers; off: no timeouts,
+# where the client instead holds every connection for DEMO_HOLD, 3s, and expects all to
+# survive).
+set -euo pipefail
+
+build_dir=${1:?usage: run_demo.sh BUILD_DIR}
+connections=${DEMO_CONNECTIONS:-10000}
+active=${DEMO_ACTIVE:-$((connections / 20))}
+idle=${DEMO_IDLE:-3s}
+tick=${DEMO_TICK:-10ms}
+timers=${DEMO_TIMERS:-wheel}
+hold=${DEMO_HOLD:-3s}
+script=run_demo.sh
+server=$build_dir/example/websocket_chat/websocket_chat_server
+load=$build_dir/example/websocket_chat/websocket_chat_load
+# shellcheck source=../common/script_support.sh
+source "$(dirname "$0")/../common/script_support.sh"
+require_built "$server" "$load"
+raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
+start_server --timers "$timers" --idle-timeout "$idle" --tick "$tick" \
+  --max-connections $((connections + 100))
+echo "server pid $server_pid $first_line (--timers $timers, idle timeout $idle with keep-alive pings, tick $tick)"
+load_flags=(--host "$host" --port "$port" --connections "$connections" --active "$active")
+if [[ $timers == off ]]; then
+  echo "load client: $connections connections, $active of them chatting, all held for $hold (no timeouts to check)"
+  load_flags+=(--hold "$hold")
+else
+  echo "load client: $connections connections, $active of them chatting and answering pings, the rest silent"
+fi
+
+client_status=0
+"$load" "${load_flags[@]}" || client_status=$?
+
+if [[ -r /proc/$server_pid/schedstat ]]; then
+  awk '{ on_cpu += $1; waiting += $2 }
+       END { printf "server used %.2f s of CPU and waited %.2f s for one (runqueue wait)\n",
+                    on_cpu / 1e9, waiting / 1e9 }' /proc/"$server_pid"/task/*/schedstat
+fi
+
+stop_server TERM
+server_status=${server_status:-1}  # empty: still running after 10 s, killed
+echo "server exited with status $server_status after SIGTERM"
+if [[ $client_status -ne 0 ]]; then exit "$client_status"; fi
+exit "$server_status"
