@@ -33,6 +33,7 @@
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/basic_waitable_timer.hpp>
+# include <asio/execution/execute.hpp>
 # include <asio/execution/executor.hpp>
 # include <asio/is_executor.hpp>
 # include <asio/prefer.hpp>
@@ -40,6 +41,7 @@
 # include <asio/require.hpp>
 #else
 # include <boost/asio/basic_waitable_timer.hpp>
+# include <boost/asio/execution/execute.hpp>
 # include <boost/asio/execution/executor.hpp>
 # include <boost/asio/is_executor.hpp>
 # include <boost/asio/prefer.hpp>
@@ -208,11 +210,19 @@ public:
   /// Runs @p f on the inner executor, as it would.
   template <typename Function>
   auto execute(Function&& f) const
+#if defined(ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC)
       -> decltype(std::declval<const Executor&>().execute(
           std::forward<Function>(f)))
   {
     return inner_.execute(std::forward<Function>(f));
   }
+#else
+      -> decltype(asio::execution::execute(
+          std::declval<const Executor&>(), std::forward<Function>(f)))
+  {
+    return asio::execution::execute(inner_, std::forward<Function>(f));
+  }
+#endif
 
   /// The inner executor's answer. (Called through asio::query.)
   template <typename Property>

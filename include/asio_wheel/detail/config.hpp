@@ -190,8 +190,14 @@
 // answers with the strand's bytes: chriskohlhoff/asio 9d420678, boostorg/asio
 // 217986ac, "Use null pointers to implement empty execution::any_executor").
 // There is no Asio 1.25.
+//
+// The same release makes the standard executors' execute() a public member
+// (io_context::basic_executor_type's): up to 1.24.0 it is private,
+// reached only through the execution::execute customization point, which is
+// what wheel_executor calls there.
 #if ASIO_WHEEL_ASIO_VERSION >= 102600
 # define ASIO_WHEEL_ASIO_GET_EXECUTOR_RETURNS_REFERENCE 1
+# define ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC 1
 # define ASIO_WHEEL_ASIO_TARGET_CHECKS_TYPE 1
 #endif
 
