@@ -262,7 +262,10 @@ private:
   template <typename>
   friend class wheel_executor;
 
-  Executor&& release_inner_executor() && noexcept { return std::move(inner_); }
+  Executor&& release_inner_executor() && noexcept
+  {
+    return std::move(inner_);
+  }
 
   Executor inner_;
 };

@@ -419,7 +419,8 @@ BOOST_AUTO_TEST_CASE(rebind_executor_follows_the_executor_type)
   using plain = timer_type::rebind_executor<asio::any_io_executor>::other;
   static_assert(std::is_same_v<plain,
       asio::basic_waitable_timer<manual_clock, manual_wait_traits>>);
-#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)  // deferred: Asio 1.19 and later
+#if defined(                                                                   \
+    ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)  // deferred: Asio 1.19 and later
   // To an executor derived from a wheel_executor (what as_default_on makes): a wheel timer.
   using defaulted_type =
       decltype(token::deferred.as_default_on(std::declval<timer_type>()));
@@ -514,7 +515,8 @@ BOOST_AUTO_TEST_CASE(wait_operation_stores_the_plain_io_context_executor)
   io.run();
 }
 
-#if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)  // cancel_after: Asio 1.19 and later
+#if defined(                                                                   \
+    ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)  // cancel_after: Asio 1.19 and later
 BOOST_AUTO_TEST_CASE(cancel_after_on_a_routed_socket_stores_the_plain_executor)
 {
   asio::io_context io;
@@ -529,11 +531,9 @@ BOOST_AUTO_TEST_CASE(cancel_after_on_a_routed_socket_stores_the_plain_executor)
   allocation_log plain_log, routed_log;
   auto no_op = [](error_code, std::size_t) {};
   plain.async_read_some(asio::buffer(buf),
-      asio_wheel::cancel_after(30s,
-          log_allocations(plain_log, no_op)));
+      asio_wheel::cancel_after(30s, log_allocations(plain_log, no_op)));
   routed.async_read_some(asio::buffer(buf),
-      asio_wheel::cancel_after(30s,
-          log_allocations(routed_log, no_op)));
+      asio_wheel::cancel_after(30s, log_allocations(routed_log, no_op)));
   BOOST_REQUIRE(!plain_log.sizes.empty());
   BOOST_REQUIRE(!routed_log.sizes.empty());
   // The first block is the timed operation's state.

@@ -200,10 +200,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(deferred_and_use_future_tokens, F, families)
   typename F::tcp_stream s(ioc);
   tcp::socket peer = connect_pair(ioc, s);
   std::array<char, 8> buf;
-#if defined(ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)  // deferred: Asio 1.19 and later
+#if defined(                                                                   \
+    ASIO_WHEEL_TEST_HAS_TOKEN_ADAPTERS)  // deferred: Asio 1.19 and later
   s.expires_after(80ms);
-  auto op = s.async_read_some(
-      net::buffer(buf), asio_wheel_test::token::deferred);
+  auto op =
+      s.async_read_some(net::buffer(buf), asio_wheel_test::token::deferred);
   result r;
   std::move(op)(r.handler());
   run_until(ioc, r.done);
