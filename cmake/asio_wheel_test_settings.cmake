@@ -127,9 +127,9 @@ if(ASIO_WHEEL_MATRIX_LEG AND (ASIO_WHEEL_BEAST_INCLUDE_DIR OR ASIO_WHEEL_MATRIX_
   set(asio_wheel_leg_beast ON)
 endif()
 # The WebSocket chat example (example/websocket_chat) and its tests need Beast 345 (Boost
-# 1.81), the first whose stream timers follow the I/O executor's type (what the example routes
-# to the wheel), and Asio 1.26's as_tuple: on the legs with an older Beast (boost-1.74, 1.77,
-# 1.80) it is not built.
+# 1.81), the first whose stream timers follow the I/O executor's type (what the example
+# routes to the wheel); its load client also uses as_tuple (Boost 1.80). On the legs with an
+# older Beast (boost-1.74, 1.77, 1.80) it is not built.
 set(asio_wheel_leg_websocket_chat OFF)
 if(asio_wheel_leg_beast AND asio_wheel_beast_version AND asio_wheel_beast_version GREATER_EQUAL 345)
   set(asio_wheel_leg_websocket_chat ON)

@@ -31,8 +31,11 @@ namespace websocket_chat {
 
 namespace net = boost::asio;
 
-/// The stream of --timers wheel: Beast's own, on an executor whose timers live in the wheel.
+//! [routed_stream]
+// Beast's own stream, on an executor whose timers live in the wheel: its timers, and from
+// Beast 1.82 those of a websocket::stream<routed_stream> over it, are wheel timers.
 using routed_stream = beast::basic_stream<tcp, asio_wheel::wheel_executor<>>;
+//! [routed_stream]
 
 /// Whether websocket::stream's own timer follows its next layer's executor type, and so is a
 /// wheel timer over routed_stream: since Beast 1.82 (BOOST_BEAST_VERSION 347, Beast's PR

@@ -33,7 +33,6 @@
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/basic_waitable_timer.hpp>
-# include <asio/execution/execute.hpp>
 # include <asio/execution/executor.hpp>
 # include <asio/is_executor.hpp>
 # include <asio/prefer.hpp>
@@ -41,12 +40,21 @@
 # include <asio/require.hpp>
 #else
 # include <boost/asio/basic_waitable_timer.hpp>
-# include <boost/asio/execution/execute.hpp>
 # include <boost/asio/execution/executor.hpp>
 # include <boost/asio/is_executor.hpp>
 # include <boost/asio/prefer.hpp>
 # include <boost/asio/query.hpp>
 # include <boost/asio/require.hpp>
+#endif
+
+// Up to Asio 1.24 a standard executor's execute() may be private, reached through this
+// customization point (which later Asio releases removed: Boost 1.87 has none).
+#if !defined(ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC)
+# if defined(ASIO_WHEEL_STANDALONE)
+#  include <asio/execution/execute.hpp>
+# else
+#  include <boost/asio/execution/execute.hpp>
+# endif
 #endif
 
 #include <exception>

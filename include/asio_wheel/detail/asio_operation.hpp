@@ -152,7 +152,7 @@ IoObjectImpl make_io_object_impl_in(ExecutionContext& context)
 }
 
 /// What an I/O object's get_executor() returns in this Asio: a const
-/// reference from Asio 1.24 on, a copy before.
+/// reference from Asio 1.26 on, a copy before.
 #if defined(ASIO_WHEEL_ASIO_GET_EXECUTOR_RETURNS_REFERENCE)
 template <typename Executor>
 using returned_executor_t = const Executor&;
@@ -172,7 +172,7 @@ const Target* target_of(const asio::any_io_executor& ex) noexcept
   (void)ex;
   return nullptr;  // cannot tell: take the general path
 #else
-  // target<T>() of Asio 1.22 does not check T: compare the type first.
+  // target<T>() up to Asio 1.24 does not check T: compare the type first.
   return ex.target_type() == typeid(Target) ? ex.template target<Target>()
                                             : nullptr;
 #endif
