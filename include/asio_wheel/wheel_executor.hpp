@@ -27,39 +27,44 @@
 #ifndef ASIO_WHEEL_WHEEL_EXECUTOR_HPP
 #define ASIO_WHEEL_WHEEL_EXECUTOR_HPP
 
-#include <asio_wheel/detail/asio_forward.hpp>
-#include <asio_wheel/detail/asio_operation.hpp>
-#include <asio_wheel/wheel_timer.hpp>
+#include <asio_wheel/detail/config.hpp>
 
-#if defined(ASIO_WHEEL_STANDALONE)
-# include <asio/basic_waitable_timer.hpp>
-# include <asio/execution/executor.hpp>
-# include <asio/is_executor.hpp>
-# include <asio/prefer.hpp>
-# include <asio/query.hpp>
-# include <asio/require.hpp>
-#else
-# include <boost/asio/basic_waitable_timer.hpp>
-# include <boost/asio/execution/executor.hpp>
-# include <boost/asio/is_executor.hpp>
-# include <boost/asio/prefer.hpp>
-# include <boost/asio/query.hpp>
-# include <boost/asio/require.hpp>
-#endif
+// Without an Asio it can use, config.hpp's one line is all (see there).
+#if !defined(ASIO_WHEEL_ASIO_UNUSABLE)
+
+# include <asio_wheel/detail/asio_forward.hpp>
+# include <asio_wheel/detail/asio_operation.hpp>
+# include <asio_wheel/wheel_timer.hpp>
+
+# if defined(ASIO_WHEEL_STANDALONE)
+#  include <asio/basic_waitable_timer.hpp>
+#  include <asio/execution/executor.hpp>
+#  include <asio/is_executor.hpp>
+#  include <asio/prefer.hpp>
+#  include <asio/query.hpp>
+#  include <asio/require.hpp>
+# else
+#  include <boost/asio/basic_waitable_timer.hpp>
+#  include <boost/asio/execution/executor.hpp>
+#  include <boost/asio/is_executor.hpp>
+#  include <boost/asio/prefer.hpp>
+#  include <boost/asio/query.hpp>
+#  include <boost/asio/require.hpp>
+# endif
 
 // Up to Asio 1.24 a standard executor's execute() may be private, reached through this
 // customization point (which later Asio releases removed: Boost 1.87 has none).
-#if !defined(ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC)
-# if defined(ASIO_WHEEL_STANDALONE)
-#  include <asio/execution/execute.hpp>
-# else
-#  include <boost/asio/execution/execute.hpp>
+# if !defined(ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC)
+#  if defined(ASIO_WHEEL_STANDALONE)
+#   include <asio/execution/execute.hpp>
+#  else
+#   include <boost/asio/execution/execute.hpp>
+#  endif
 # endif
-#endif
 
-#include <exception>
-#include <type_traits>
-#include <utility>
+# include <exception>
+# include <type_traits>
+# include <utility>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 
@@ -218,19 +223,19 @@ public:
   /// Runs @p f on the inner executor, as it would.
   template <typename Function>
   auto execute(Function&& f) const
-#if defined(ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC)
+# if defined(ASIO_WHEEL_ASIO_EXECUTE_MEMBER_IS_PUBLIC)
       -> decltype(std::declval<const Executor&>().execute(
           std::forward<Function>(f)))
   {
     return inner_.execute(std::forward<Function>(f));
   }
-#else
+# else
       -> decltype(asio::execution::execute(
           std::declval<const Executor&>(), std::forward<Function>(f)))
   {
     return asio::execution::execute(inner_, std::forward<Function>(f));
   }
-#endif
+# endif
 
   /// The inner executor's answer. (Called through asio::query.)
   template <typename Property>
@@ -270,10 +275,7 @@ private:
   template <typename>
   friend class wheel_executor;
 
-  Executor&& release_inner_executor() && noexcept
-  {
-    return std::move(inner_);
-  }
+  Executor&& release_inner_executor() && noexcept { return std::move(inner_); }
 
   Executor inner_;
 };
@@ -333,7 +335,7 @@ ASIO_WHEEL_NAMESPACE_END
 
 // Asio's operations track work on and dispatch through a wheel_executor as
 // through its inner executor.
-#include <asio_wheel/detail/asio_handler_work.hpp>
+# include <asio_wheel/detail/asio_handler_work.hpp>
 
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 
@@ -415,5 +417,7 @@ private:
 };
 
 ASIO_WHEEL_ASIO_NAMESPACE_END
+
+#endif  // !defined(ASIO_WHEEL_ASIO_UNUSABLE)
 
 #endif  // ASIO_WHEEL_WHEEL_EXECUTOR_HPP

@@ -71,8 +71,9 @@
 // number of expiries within the window is within +-20 % of N * window / T;
 // the epoll_wait interposition saw the loop's calls; the precise wheel sets
 // the kernel timer no more often per loop wakeup than steady_timer (0.1 more
-// allowed, and a set per revolution of level 0 in the window, and two): its
-// drive timer's next timer is armed ahead. With tolerance, every
+// allowed, and a set per revolution of level 0 in the window, and two, and one
+// per drive wakeup the loop ran without a counted wakeup): its drive timer's
+// next timer is armed ahead. With tolerance, every
 // handler also measures how far beyond expiry + tolerance + one tick it ran
 // ("beyond window"): the wheel decides within that window, so what is left
 // is the loop's own delay in running the handler, which steady_timer's
@@ -845,12 +846,21 @@ int main(int argc, char** argv)
       {
         // Allowed beyond steady_timer's: 0.1 per wakeup, and one set for each level-1 block
         // that begins in the window (where the wheel cannot tell the tick after the next) and
-        // two more, which in the sparse cells (15 wakeups at 10k x 1h) are not noise.
+        // two more, which in the sparse cells (15 wakeups at 10k x 1h) are not noise. And one
+        // for each drive wakeup beyond the loop's counted wakeups: when the loop runs a tick
+        // late, the drive's second timer is already due when the first is handled, and fires
+        // in a pass of the loop whose epoll_wait has a zero timeout and no event (not a
+        // wakeup); it is re-armed there, one set per drive as always. (Seen on a loaded
+        // machine: 907.8 drive wakeups/s against 855.8 counted, 1.12 sets per counted wakeup.)
         const double revolution_s = bench::to_ns(wheel_opts.tick)
             * static_cast<double>(wheel_opts.slots) / 1e9;
         const double wakeups = c.wheel.loop_wakeups_per_s * c.wheel.window_s;
+        const double uncounted_drives = (std::max)(0.0,
+            (c.wheel.drive_wakeups_per_s - c.wheel.loop_wakeups_per_s)
+                * c.wheel.window_s);
         const double allowed = 0.1
-            + (std::ceil(c.wheel.window_s / revolution_s) + 2)
+            + (std::ceil(c.wheel.window_s / revolution_s) + 2
+                  + uncounted_drives)
                 / (std::max)(wakeups, 1.0);
         report.check(c.wheel.timer_sets_per_wakeup
                 <= c.steady.timer_sets_per_wakeup + allowed,

@@ -17,6 +17,9 @@
 # machine is absent for this compile alone (Boost.Asio, to show the library on a machine with
 # standalone Asio only).
 
+# A script run with -P starts with every policy unset (OLD): if(... IN_LIST ...) needs CMP0057.
+cmake_minimum_required(VERSION 3.16)
+
 string(REPLACE "|" ";" args "${ARGS}")
 
 if(SYSROOT)
