@@ -114,8 +114,6 @@ record() { # impl n metric value [run]
   printf '{"kind":"measurement","program":"websocket_w11","workload":"W11","impl":"%s","n":%s,"metric":"%s","value":%s,%s"smoke":%s}\n' \
     "$1" "$2" "$3" "$4" "${5:+\"run\":$5,}" "$smoke" >> "$records"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.3f-%.3f", lo, hi; else print "-" }'; }
 
 server_flags() { # WAY N
   case $1 in
@@ -281,11 +279,6 @@ fi
 
 # --- medians, ratios, verdicts ----------------------------------------------------------
 med() { awk -v n="$1" -v w="$2" -v c="$3" '$1 == n && $3 == w { print $c }' "$tmp/runs" | median; } # n way column
-# The per-round ratios a : b of CPU per message (the ways of a round ran back to back).
-round_ratios() { # n a b
-  awk -v n="$1" -v a="$2" -v b="$3" '$1 == n { v[$2 " " $3] = $4; r[$2] = 1 }
-    END { for (k in r) if ((k " " a) in v && (k " " b) in v) print v[k " " a] / v[k " " b] }' "$tmp/runs" | sort -g
-}
 cg() { awk -v n="$1" -v w="$2" -v c="${3:-3}" '$1 == n && $2 == w { print $c }' "$tmp/cg"; } # n way [column]
 routed_at() { # n: whether the wheel way's websocket timer was the wheel's in every run
   awk -v n="$1" '$1 == n { all++; if ($2 == "wheel") ok++ } END { print (all > 0 && ok == all) ? 1 : 0 }' "$tmp/routed"
@@ -314,8 +307,8 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; 
       record $way "$n" cpu_us_per_message_median "$cpu"
       record $way "$n" bytes_per_connection_median "$bytes"
       printf '| %s | %s | %.3f | %.3f (%s) | %.3f (%s) | %.0f | %.0f |\n' "$n" $way "$cpu" \
-        "$(round_ratios "$n" $way beast | median)" "$(round_ratios "$n" $way beast | range)" \
-        "$(round_ratios "$n" $way off | median)" "$(round_ratios "$n" $way off | range)" \
+        "$(round_ratios "$tmp/runs" "$n" $way beast | median)" "$(round_ratios "$tmp/runs" "$n" $way beast | range)" \
+        "$(round_ratios "$tmp/runs" "$n" $way off | median)" "$(round_ratios "$tmp/runs" "$n" $way off | range)" \
         "$bytes" "$(diff_of "$bytes" "$off_bytes")"
     done
   done
@@ -361,7 +354,7 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; 
     routed=$(routed_at "$n")
     [ "$routed" = 1 ] || echo "At N=$n the wheel way's websocket timer was not the wheel's (Beast $beast_version: before 1.82 it is a steady_timer): its verdicts are n/a."
     budget "W11 server CPU per message routed : Beast's own at N=$n (median of the rounds)" \
-      "$(round_ratios "$n" wheel beast | median)" 1 "$routed"
+      "$(round_ratios "$tmp/runs" "$n" wheel beast | median)" 1 "$routed"
     budget "W11 bytes per connection routed - Beast's own at N=$n" \
       "$(diff_of "$(med "$n" wheel 5)" "$(med "$n" beast 5)")" 0 "$routed"
     if [ $callgrind = 1 ] && [ "$n" = 100000 ]; then
