@@ -13,7 +13,9 @@
 #                                                 steady_timer
 #   off            --timers off                   the same, no timeouts: its floor
 # loaded by websocket_chat_load --hold: N connections (W11_CONNECTIONS, default 10000 and
-# 100000) arriving W11's load client's 256 handshakes at a time, W11_ACTIVE_PERCENT of them
+# 100000) arriving over the connect phase, 256 handshakes at a time (so that their idle
+# timers are spread over it; none expires in the window: the first ping is due after
+# 150 s), W11_ACTIVE_PERCENT of them
 # (default 5) sending a message a second (a PING the server answers with a PONG, at a random
 # phase of the second), the rest silent. The routed timer's use is known only from the
 # server: its /stats (the client's last line) must say websocket_timer=wheel with at least N
