@@ -97,14 +97,19 @@ make_tmp
 client_pid=
 # The load client too, if the script stops while it runs.
 trap '[ -z "$client_pid" ] || kill -KILL "$client_pid" 2>/dev/null || true; remove_tmp' EXIT
+# The server and the client each hold N sockets: a size beyond the open-file limit (raising
+# the hard limit needs CAP_SYS_RESOURCE) is skipped, and said so, its verdicts n/a.
 max_n=0
 for n in $connections; do [ "$n" -le $max_n ] || max_n=$n; done
-# The server and the client each hold N sockets.
 ulimit -n $((max_n + 1024)) 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-if [ "$(ulimit -n)" -lt $((max_n + 64)) ]; then
-  echo "$0: the open-file limit $(ulimit -n) is below N + 64 (run as root)" >&2
-  exit 1
-fi
+skipped=
+measured=
+for n in $connections; do
+  if [ "$(ulimit -n)" -lt $((n + 64)) ]; then skipped="$skipped $n"; else measured="$measured $n"; fi
+done
+connections=$measured
+max_n=0
+for n in $connections; do [ "$n" -le $max_n ] || max_n=$n; done
 json=$out_dir/websocket_w11.json
 records=$tmp/records.json
 text=$out_dir/websocket_w11.txt
@@ -191,6 +196,9 @@ messages_of() { sed -n 's/^done messages=//p' "$tmp/client.out"; }
 
 say "W11 WebSocket chat server: $(nproc) cores, load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 say "revision $(revision), Beast $beast_version, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+for n in $skipped; do
+  say "N=$n: not measured, the open-file limit is $(ulimit -n) (hard $(ulimit -Hn)), below N + 64"
+done
 say ""
 say "CPU and memory: N connections, $active_percent % of them a message a second for ${seconds} s; one line per run"
 say "N       round way            connect_s messages  cpu_s   cpu_us/msg  rss_base_KiB rss_loaded_KiB bytes/conn websocket_timer pending_waits"
@@ -359,10 +367,16 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; 
       "$(round_ratios "$tmp/runs" "$n" wheel beast | median)" 1 "$routed"
     budget "W11 bytes per connection routed - Beast's own at N=$n" \
       "$(diff_of "$(med "$n" wheel 5)" "$(med "$n" beast 5)")" 0 "$routed"
-    if [ $callgrind = 1 ] && [ "$n" = 100000 ]; then
-      budget "W11 the timer's own instructions per message routed : Beast's own at N=$n" \
+    # SPEC 5 holds it at 100k; where that size is not measured, at the largest that is.
+    if [ $callgrind = 1 ] && [ "$n" = "$max_n" ]; then
+      at=""
+      [ "$n" = 100000 ] || at=" (SPEC 5: at 100k)"
+      budget "W11 the timer's own instructions per message routed : Beast's own at N=$n$at" \
         "$(awk -v n="$n" '$1 == n { print $2 }' "$tmp/cg_ratio")" 0.5 "$routed"
     fi
+  done
+  for n in $skipped; do
+    budget "W11 at N=$n (not measured: the open-file limit $(ulimit -n) is below N + 64)" - 1
   done
   echo
   echo "| verdict | budget | measured | limit |"
