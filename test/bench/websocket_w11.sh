@@ -44,6 +44,7 @@
 # line, as bench_support.hpp writes them; run_all.sh merges them), OUT_DIR/websocket_w11_summary.md
 # and, under callgrind, OUT_DIR/callgrind.out.w11.*.
 #
+# W11_WAYS: the ways to run (default all four), W11_ROUNDS=0: the callgrind part alone.
 # BUILD_DIR: a build directory whose Beast is 1.82 (BOOST_BEAST_VERSION 347) or later, so
 # that the websocket's own timer is routed: if it has no CMakeCache.txt it is configured like
 # run_all.sh's (Release, -O2 -DNDEBUG) against the Boost 1.90 Asio, Beast and Core trees of
@@ -66,7 +67,7 @@ rounds=${W11_ROUNDS:-3}
 cg_seconds=${W11_CG_SECONDS:-5}
 cg_active=${W11_CG_ACTIVE:-250}
 smoke=${W11_SMOKE:-false}   # true: tiny sizes (CTest), verdicts n/a
-ways="wheel wheel_untimed beast off"
+ways=${W11_WAYS:-wheel wheel_untimed beast off}   # a subset: that part of the tables alone
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   trees=$("$repo_dir/scripts/asio-trees")
@@ -193,6 +194,8 @@ finish_client() {
   fi
 }
 messages_of() { sed -n 's/^done messages=//p' "$tmp/client.out"; }
+: > "$tmp/runs"
+: > "$tmp/routed"
 
 say "W11 WebSocket chat server: $(nproc) cores, load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 say "revision $(revision), Beast $beast_version, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -303,12 +306,13 @@ budget() { # what measured limit [routed]
     "$1" "$measured" "$3" "$v" "$smoke" >> "$records"
   printf '| %s | %s | %s | %s |\n' "$v" "$1" "$2" "$3" >> "$tmp/budgets.md"
 }
-diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else print a - b }'; }
+diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-") print "-"; else print a - b }'; }
 {
   echo "#### W11 WebSocket chat server (Beast $beast_version; medians of $rounds rounds of ${seconds} s; $active_percent % of the connections chatting)"
   echo
   echo "| N | way | server CPU us per message | CPU : beast, median of the rounds (range) | CPU : off, median (range) | bytes per connection | minus off's |"
   echo "|---:|---|---:|---|---|---:|---:|"
+  [ "$rounds" -gt 0 ] || connections_measured=$connections connections=   # no rounds: no rows
   for n in $connections; do
     off_bytes=$(med "$n" off 5)
     for way in $ways; do
@@ -322,6 +326,7 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; 
         "$bytes" "$(diff_of "$bytes" "$off_bytes")"
     done
   done
+  [ "$rounds" -gt 0 ] || connections=$connections_measured
   if [ $callgrind = 1 ]; then
     echo
     echo "Instructions per message under callgrind ($cg_active chatting connections, ${cg_seconds} s); the timer's own: a timed way minus its floor:"
@@ -362,7 +367,7 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; 
   echo
   for n in $connections; do
     routed=$(routed_at "$n")
-    [ "$routed" = 1 ] || echo "At N=$n the wheel way's websocket timer was not the wheel's (Beast $beast_version: before 1.82 it is a steady_timer): its verdicts are n/a."
+    [ "$routed" = 1 ] || echo "At N=$n no run showed the wheel way's websocket timer in the wheel (before Beast 1.82 it is a steady_timer; this is Beast $beast_version): its verdicts are n/a."
     budget "W11 server CPU per message routed : Beast's own at N=$n (median of the rounds)" \
       "$(round_ratios "$tmp/runs" "$n" wheel beast | median)" 1 "$routed"
     budget "W11 bytes per connection routed - Beast's own at N=$n" \
