@@ -230,7 +230,11 @@ EOF
 
 # --- W11 (test/bench/websocket_w11.sh) ---------------------------------------
 if grep -q '"workload":"W11".*"smoke":false' "$results"; then
-  for n in 10000 100000; do
+  # The sizes measured (10k and 100k by default; fewer where the open-file limit is lower).
+  w11_sizes=$(grep '"workload":"W11"' "$results" | grep '"smoke":false' \
+    | grep -e '"metric":"cpu_us_per_message_median"' -e '"metric":"instructions_per_message"' \
+    | sed 's/.*"n":\([0-9]*\),.*/\1/' | sort -nu)
+  for n in $w11_sizes; do
     printf '"%sk connections" %s %s %s %s %s %s %s %s\n' "$((n / 1000))" \
       "$(value W11 wheel $n cpu_us_per_message_median)" \
       "$(value W11 wheel_untimed $n cpu_us_per_message_median)" \
