@@ -5,6 +5,8 @@
 //   http_keepalive             asio_wheel::beast::tcp_stream  (timeouts are wheel entries)
 //   http_keepalive_beast       boost::beast::tcp_stream       (timeouts are steady_timer waits)
 //   http_keepalive_no_timeout  boost::asio::ip::tcp::socket   (no timeouts at all: the floor)
+//   http_keepalive_routed      boost::beast::basic_stream<tcp, asio_wheel::wheel_executor<>>
+//                              (Beast's own stream, its timers routed to the wheel)
 //
 // Each connection is a session on its own strand: stream.expires_after(idle)
 // and http::async_read, then http::async_write of the response, then again
@@ -53,14 +55,15 @@ namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
-// The plain socket has no timeouts and no socket() member; the two Beast-style
+// The plain socket has no timeouts and no socket() member; the three Beast-style
 // streams have both. These and on_wheel are the only places the stream types
 // are told apart.
 template <class Stream>
 inline constexpr bool has_timeouts = !std::is_same_v<Stream, tcp::socket>;
 
+// (The routed stream's socket is a basic_stream_socket of its own executor type.)
 template <class Stream>
-tcp::socket& socket_of(Stream& stream)
+auto& socket_of(Stream& stream)
 {
   if constexpr (has_timeouts<Stream>)
     return stream.socket();

@@ -15,7 +15,9 @@
 // It reads the server's idle timeout, tick and ping setting from /stats. --hold D instead
 // keeps every connection for D with the active ones sending a heartbeat each --chat-interval
 // and expects all to survive (the benchmark's and the memory measurement's mode: it prints
-// "ready" once connected and "done messages=N" at the end). Prints a summary; exit status 0
+// "ready" once connected and "done messages=N" at the end; with --start-on-input the
+// heartbeats wait after "ready" for a line on stdin, so that a script opens its measurement
+// window first: test/bench/websocket_w11.sh). Prints a summary; exit status 0
 // when every check passed, 1 when one failed, 2 on bad flags.
 #include "common/flags.hpp"
 #include "common/server_main.hpp"
@@ -81,6 +83,7 @@ struct client_options
   std::size_t source_addresses = 0;
   std::optional<std::chrono::nanoseconds> hold;
   std::chrono::nanoseconds chat_interval = 1s;
+  bool start_on_input = false;
   bool until_eof = false;
   bool help = false;
 };
@@ -88,7 +91,8 @@ struct client_options
 client_options parse_client_options(int argc, char** argv)
 {
   client_options o;
-  example_common::for_each_flag(argc, argv, {"--help", "--until-eof"},
+  example_common::for_each_flag(argc, argv,
+      {"--help", "--start-on-input", "--until-eof"},
       [&](const std::string& flag, const std::string& value) {
         if (flag == "--help")
           o.help = true;
@@ -119,6 +123,8 @@ client_options parse_client_options(int argc, char** argv)
           if (o.chat_interval.count() == 0)
             throw usage_error("--chat-interval: must be greater than 0");
         }
+        else if (flag == "--start-on-input")
+          o.start_on_input = true;
         else if (flag == "--until-eof")
           o.until_eof = true;
         else
@@ -157,6 +163,10 @@ std::string client_usage()
          "the active ones sending a\n"
          "                            heartbeat each --chat-interval (default "
          "1s); all must survive\n"
+         "  --start-on-input          with --hold: after \"ready\", wait for "
+         "a line (or the end) on stdin\n"
+         "                            before starting the heartbeats (a "
+         "benchmark's window opens then)\n"
          "  --until-eof               with --hold: after \"done\", keep the "
          "connections until stdin ends\n"
          "  --help                    print this and exit\n";
@@ -235,6 +245,7 @@ private:
   net::awaitable<void> drain(connection_record& r);
   net::awaitable<void> main_task();
   net::awaitable<void> sleep_until(clock_type::time_point t);
+  net::awaitable<void> read_stdin(bool to_the_end);
   void fail(connection_record& r, const std::string& why)
   {
     if (r.failure.empty())
@@ -556,6 +567,8 @@ net::awaitable<void> load_client::main_task()
       co_await sleep_until(clock_type::now() + 10ms);
     co_await sleep_until(clock_type::now() + 1s);
     std::cout << "ready connections=" << records_.size() << std::endl;
+    if (options_.start_on_input)
+      co_await read_stdin(false);
     const auto hold_start = clock_type::now();
     for (std::size_t i = 0; i < active_count_; ++i)
       if (records_[i].connected && records_[i].failure.empty())
@@ -577,18 +590,7 @@ net::awaitable<void> load_client::main_task()
       messages += r.heartbeats;
     std::cout << "done messages=" << messages << std::endl;
     if (options_.until_eof)
-    {
-      net::posix::stream_descriptor in(io_, ::dup(STDIN_FILENO));
-      std::array<char, 256> bytes;
-      for (;;)
-      {
-        auto [ec, n] =
-            co_await in.async_read_some(net::buffer(bytes), use_tuple);
-        (void)n;
-        if (ec)
-          break;
-      }
-    }
+      co_await read_stdin(true);
   }
   else
   {
@@ -651,6 +653,22 @@ net::awaitable<void> load_client::main_task()
     error_code ignored;
     if (r.ws)
       r.ws->next_layer().close(ignored);
+  }
+}
+
+// Reads stdin until a newline (to_the_end: until its end), or its end. The benchmark's script
+// opens its measurement window (the server's CPU time, callgrind's counters) before it writes
+// the line that starts the heartbeats.
+net::awaitable<void> load_client::read_stdin(bool to_the_end)
+{
+  net::posix::stream_descriptor in(io_, ::dup(STDIN_FILENO));
+  char byte = 0;
+  for (;;)
+  {
+    auto [ec, n] =
+        co_await in.async_read_some(net::buffer(&byte, 1), use_tuple);
+    if (ec || (n == 1 && byte == '\n' && !to_the_end))
+      break;
   }
 }
 

@@ -12,6 +12,7 @@
 #   revision                    the checkout's git describe
 #   http_command, wait_for_port the servers of W9 (example/http_keepalive) and their port
 #   pick_measurement            one figure of the JSON reports (one record a line)
+#   median, range, round_ratios medians and ranges of runs, ratios of ways within rounds
 #   callgrind_out_dir, callgrind_dumps, callgrind_total
 #                               callgrind's output: where it goes, what each dump counted
 # POSIX sh has no local variables: the helpers' own (i, f, label, v) are plain ones.
@@ -66,9 +67,13 @@ revision() {
 #   wheel          http_keepalive                     asio_wheel::beast::tcp_stream
 #   untimed        http_keepalive --no-timeout        the same, no expires_after
 #   socket         http_keepalive_no_timeout          a plain tcp::socket
+#   routed         http_keepalive_routed              Beast's basic_stream<tcp, wheel_executor<>>
+#   routed_untimed http_keepalive_routed --no-timeout the same, no expires_after
 # shellcheck disable=SC2154  # example_dir: the caller's
 http_command() {
   case $1 in
+    routed) echo "$example_dir/http_keepalive_routed" ;;
+    routed_untimed) echo "$example_dir/http_keepalive_routed --no-timeout" ;;
     beast) echo "$example_dir/http_keepalive_beast" ;;
     beast_untimed) echo "$example_dir/http_keepalive_beast --no-timeout" ;;
     wheel) echo "$example_dir/http_keepalive" ;;
@@ -100,6 +105,19 @@ pick_measurement() {
     | grep "\"n\":$3," | grep "\"metric\":\"$4\"" \
     | sed 's/.*"value":\([^,}]*\).*/\1/' | head -n 1)
   printf '%s' "${v:--}"
+}
+
+# median, range: of the numbers on stdin, one a line: the median ("-" when there is none),
+# and "LO-HI".
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.3f-%.3f", lo, hi; else print "-" }'; }
+
+# round_ratios RUNS N A B: the ratios A : B of the value of the ways A and B within each round
+# at size N, sorted, from the file RUNS of lines "N ROUND WAY VALUE ..." (the scripts run the
+# ways of a round back to back, so that on a shared machine they see the same load).
+round_ratios() {
+  awk -v n="$2" -v a="$3" -v b="$4" '$1 == n { v[$2 " " $3] = $4; r[$2] = 1 }
+    END { for (k in r) if ((k " " a) in v && (k " " b) in v) print v[k " " a] / v[k " " b] }' "$1" | sort -g
 }
 
 # callgrind_out_dir DIR: creates DIR, and removes from it the callgrind dumps of an earlier

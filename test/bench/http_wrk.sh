@@ -4,18 +4,21 @@
 #
 # Benchmark W9 (doc/benchmarks.md): example/http_keepalive, Beast's
 # keep-alive HTTP server with stream.expires_after(30s) before every read,
-# loaded by wrk, built three times with only the stream type changed, run
-# four ways:
+# loaded by wrk, built four times with only the stream type changed, run
+# five ways:
 #   beast    http_keepalive_beast       boost::beast::tcp_stream (the baseline)
 #   wheel    http_keepalive             asio_wheel::beast::tcp_stream
+#   routed   http_keepalive_routed      Beast's own basic_stream<tcp,
+#                                       wheel_executor<>>: its timers routed to
+#                                       the wheel (SPEC 12)
 #   untimed  http_keepalive --no-timeout  the wheel's stream, no expires_after:
 #                                       the same server without timeouts,
 #                                       W9's floor
 #   socket   http_keepalive_no_timeout  a plain tcp::socket, no stream, no timeout
 #
 # 1. Load: for N in W9_CONNECTIONS (default 1000 and 10000), W9_PAIRS rounds
-#    (default 3) of one run of each way in turn (beast, wheel, untimed, socket,
-#    beast, wheel, ...: on a shared machine the ways of one round see the same
+#    (default 3) of one run of each way in turn (beast, wheel, routed, untimed,
+#    socket, beast, ...: on a shared machine the ways of one round see the same
 #    load). Each run starts a fresh server (--threads 1, io_context(1))
 #    and runs `wrk -t1 -cN -dW9_SECONDS` (default 10 s) against it. Server CPU
 #    per request = (utime + stime of the server from /proc/PID/stat, after wrk
@@ -32,8 +35,8 @@
 # records one per line, in bench_support.hpp's format, which run_all.sh merges)
 # and OUT_DIR/http_wrk_summary.md.
 # BUILD_DIR is configured like run_all.sh's (Release, -O2 -DNDEBUG) if it has
-# no CMakeCache.txt; only the four programs are built. Needs wrk (Debian
-# package wrk; scripts/install-deps --bench). About 6 minutes with defaults.
+# no CMakeCache.txt; only the five programs are built. Needs wrk (Debian
+# package wrk; scripts/install-deps --bench). About 8 minutes with defaults.
 #
 # shellcheck source=bench_support.sh
 . "$(dirname "$0")/bench_support.sh"
@@ -59,13 +62,13 @@ fi
 # the test's to run, and ctest -j may run other tests meanwhile).
 if [ "${W9_BUILD:-1}" != 0 ]; then
   cmake --build "$build_dir" --parallel 2 --target http_keepalive http_keepalive_beast \
-    http_keepalive_no_timeout bench_http_idle_clients
+    http_keepalive_no_timeout http_keepalive_routed bench_http_idle_clients
 fi
 
 example_dir=$build_dir/example/http_keepalive
 idle_clients=$build_dir/test/bench/bench_http_idle_clients
 for program in "$example_dir/http_keepalive" "$example_dir/http_keepalive_beast" \
-    "$example_dir/http_keepalive_no_timeout" "$idle_clients"; do
+    "$example_dir/http_keepalive_no_timeout" "$example_dir/http_keepalive_routed" "$idle_clients"; do
   [ -x "$program" ] || { echo "$0: $program is not built" >&2; exit 1; }
 done
 mkdir -p "$out_dir"
@@ -88,7 +91,7 @@ record() { # impl n metric value [run]
   printf '{"kind":"measurement","program":"http_wrk","workload":"W9","impl":"%s","n":%s,"metric":"%s","value":%s,%s"smoke":%s}\n' \
     "$1" "$2" "$3" "$4" "${5:+\"run\":$5,}" "$smoke" >> "$records"
 }
-ways="beast wheel untimed socket"
+ways="beast wheel routed untimed socket"
 
 # start_server IMPL: starts it on a free port; sets server_pid and port.
 start_server() {
@@ -109,8 +112,6 @@ cpu_ticks() { # utime + stime; the command name has no spaces
 rss_kib() {
   awk '/^VmRSS:/ { print $2 }' "/proc/$server_pid/status"
 }
-range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.3f-%.3f", lo, hi; else print "-" }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 say "W9 HTTP keep-alive server under wrk: $(nproc) cores, load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 say "revision $(revision), build $build_type, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -187,11 +188,6 @@ med() { # file n impl -> median of the runs' values (n "-" for the idle file)
   if [ "$2" = - ]; then awk -v i="$3" '$2 == i { print $3 }' "$1" | median
   else awk -v n="$2" -v i="$3" '$1 == n && $3 == i { print $4 }' "$1" | median; fi
 }
-# The per-round ratios a : b of CPU per request (the ways of a round ran back to back).
-round_ratios() { # n a b
-  awk -v n="$1" -v a="$2" -v b="$3" '$1 == n { v[$2 " " $3] = $4; r[$2] = 1 }
-    END { for (k in r) if ((k " " a) in v && (k " " b) in v) print v[k " " a] / v[k " " b] }' "$tmp/cpu.runs" | sort -g
-}
 verdict() { # measured limit
   if [ "$smoke" = true ]; then echo n/a; else awk -v m="$1" -v l="$2" 'BEGIN { print (m <= l ? "PASS" : "MISS") }'; fi
 }
@@ -215,17 +211,22 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
       record $impl "$n" cpu_us_per_request_median "$cpu"
       record $impl "$n" requests_per_second_median "$rps"
       printf '| %s | %s | %.3f | %.0f | %.3f (%s) | %.3f (%s) |\n' "$n" "$impl" "$cpu" "$rps" \
-        "$(round_ratios "$n" $impl beast | median)" "$(round_ratios "$n" $impl beast | range)" \
-        "$(round_ratios "$n" $impl untimed | median)" "$(round_ratios "$n" $impl untimed | range)"
+        "$(round_ratios "$tmp/cpu.runs" "$n" $impl beast | median)" "$(round_ratios "$tmp/cpu.runs" "$n" $impl beast | range)" \
+        "$(round_ratios "$tmp/cpu.runs" "$n" $impl untimed | median)" "$(round_ratios "$tmp/cpu.runs" "$n" $impl untimed | range)"
     done
-    wheel_beast=$(round_ratios "$n" wheel beast | median)
+    wheel_beast=$(round_ratios "$tmp/cpu.runs" "$n" wheel beast | median)
     record wheel "$n" cpu_saving_vs_beast_percent "$(awk -v r="$wheel_beast" 'BEGIN { print (1 - r) * 100 }')"
     budget "W9 server CPU per request wheel : beast at N=$n" "$wheel_beast" 1
     # Within 5 % of the untimed server is held by instructions (SPEC 5; callgrind_http.sh,
     # which run_all.sh runs): the CPU time's ratio is reported, no verdict.
-    record wheel "$n" cpu_ratio_to_untimed "$(round_ratios "$n" wheel untimed | median)"
+    record wheel "$n" cpu_ratio_to_untimed "$(round_ratios "$tmp/cpu.runs" "$n" wheel untimed | median)"
+    # Beast's own stream with its timers routed to the wheel: no more than Beast's tcp_stream.
+    routed_beast=$(round_ratios "$tmp/cpu.runs" "$n" routed beast | median)
+    record routed "$n" cpu_ratio_to_beast "$routed_beast"
+    budget "W9 server CPU per request routed Beast stream : beast at N=$n" "$routed_beast" 1
   done
   echo
+  echo "routed: Beast's own basic_stream<tcp, asio_wheel::wheel_executor<>>, its timers in the wheel;"
   echo "untimed: the wheel's stream without expires_after (--no-timeout); socket: a plain tcp::socket."
   echo "Ratios are taken within a round (the ways of a round ran back to back)."
   echo

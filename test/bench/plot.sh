@@ -14,6 +14,8 @@
 #                 steady_timer, every cell
 #   http.png      W9: the HTTP server's CPU per request in every round, and its bytes
 #                 per idle connection (only when the JSON has W9, from http_wrk.sh)
+#   w11.png       W11: the WebSocket server's CPU and instructions per message, each way
+#                 (only when the JSON has W11, from websocket_w11.sh)
 # Each measurement is one line of the JSON (bench_support.hpp writes them so),
 # so plain grep/sed extract them; no JSON tool is needed.
 #
@@ -209,6 +211,61 @@ else
   echo "no W10 in $results: w10.png, w10_tolerance.png not written"
 fi
 
+# two_histograms NAME TITLE: the gnuplot lines that start NAME.png, two panels of clustered
+# histograms side by side under TITLE (W9's and W11's plots).
+two_histograms() {
+  cat <<EOF
+set datafile missing "-"
+set terminal pngcairo noenhanced size 1100,560 font "DejaVu Sans,10"
+set output "$plot_dir/$1.png"
+set multiplot layout 1,2 title "$2"
+set grid ytics
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key below
+set yrange [0:*]
+EOF
+}
+
+# --- W11 (test/bench/websocket_w11.sh) ---------------------------------------
+if grep -q '"workload":"W11".*"smoke":false' "$results"; then
+  # The sizes measured (10k and 100k by default; fewer where the open-file limit is lower).
+  w11_sizes=$(grep '"workload":"W11"' "$results" | grep '"smoke":false' \
+    | grep -e '"metric":"cpu_us_per_message_median"' -e '"metric":"instructions_per_message"' \
+    | sed 's/.*"n":\([0-9]*\),.*/\1/' | sort -nu)
+  for n in $w11_sizes; do
+    printf '"%sk connections" %s %s %s %s %s %s %s %s\n' "$((n / 1000))" \
+      "$(value W11 wheel $n cpu_us_per_message_median)" \
+      "$(value W11 wheel_untimed $n cpu_us_per_message_median)" \
+      "$(value W11 beast $n cpu_us_per_message_median)" \
+      "$(value W11 off $n cpu_us_per_message_median)" \
+      "$(value W11 wheel $n instructions_per_message)" \
+      "$(value W11 wheel_untimed $n instructions_per_message)" \
+      "$(value W11 beast $n instructions_per_message)" \
+      "$(value W11 off $n instructions_per_message)"
+  done > "$data_dir/w11.dat"
+  gnuplot <<EOF
+$(two_histograms w11 "W11: Beast WebSocket chat server, Beast's own timeouts (1 server thread)")
+set title "server CPU per message, median of the rounds (lower is better)"
+set ylabel "CPU microseconds per message"
+plot "$data_dir/w11.dat" using 2:xtic(1) title "routed to the wheel", \
+     "" using 3 title "routed stream, no timeouts", \
+     "" using 4 title "Beast's own steady_timer", \
+     "" using 5 title "tcp_stream, no timeouts"
+set title "server instructions per message, callgrind (lower is better)"
+set ylabel "instructions per message"
+plot "$data_dir/w11.dat" using 6:xtic(1) title "routed to the wheel", \
+     "" using 7 title "routed stream, no timeouts", \
+     "" using 8 title "Beast's own steady_timer", \
+     "" using 9 title "tcp_stream, no timeouts"
+unset multiplot
+EOF
+  echo "plot written to $plot_dir: w11.png"
+else
+  echo "no W11 in $results: w11.png not written"
+fi
+
 # --- W9 (test/bench/http_wrk.sh) ----------------------------------------------
 # run_value WORKLOAD IMPL N METRIC RUN: a figure of one round, or "-".
 run_value() {
@@ -225,45 +282,40 @@ fi
 for n in 1000 10000; do
   run=1
   while [ "$(run_value W9 beast $n cpu_us_per_request $run)" != "-" ]; do
-    printf '"%sk, round %s" %s %s %s %s\n' "$((n / 1000))" "$run" \
+    printf '"%sk, round %s" %s %s %s %s %s\n' "$((n / 1000))" "$run" \
       "$(run_value W9 beast $n cpu_us_per_request $run)" \
       "$(run_value W9 wheel $n cpu_us_per_request $run)" \
       "$(run_value W9 untimed $n cpu_us_per_request $run)" \
-      "$(run_value W9 socket $n cpu_us_per_request $run)"
+      "$(run_value W9 socket $n cpu_us_per_request $run)" \
+      "$(run_value W9 routed $n cpu_us_per_request $run)"
     run=$((run + 1))
   done
 done > "$data_dir/http_cpu.dat"
-printf '"10k idle connections (median)" %s %s %s %s\n' \
+printf '"10k idle connections (median)" %s %s %s %s %s\n' \
   "$(value W9 beast 10000 bytes_per_idle_connection_median)" \
   "$(value W9 wheel 10000 bytes_per_idle_connection_median)" \
   "$(value W9 untimed 10000 bytes_per_idle_connection_median)" \
-  "$(value W9 socket 10000 bytes_per_idle_connection_median)" > "$data_dir/http_memory.dat"
+  "$(value W9 socket 10000 bytes_per_idle_connection_median)" \
+  "$(value W9 routed 10000 bytes_per_idle_connection_median)" > "$data_dir/http_memory.dat"
 
 gnuplot <<EOF
-set datafile missing "-"
-set terminal pngcairo noenhanced size 1100,560 font "DejaVu Sans,10"
-set output "$plot_dir/http.png"
-set multiplot layout 1,2 title "W9: Beast keep-alive HTTP server under wrk (1 server thread)"
-set grid ytics
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set key below
-set yrange [0:*]
+$(two_histograms http "W9: Beast keep-alive HTTP server under wrk (1 server thread)")
 set title "server CPU per request, every round (lower is better)"
 set ylabel "CPU microseconds per request"
 set xtics rotate by -30
 plot "$data_dir/http_cpu.dat" using 2:xtic(1) title "boost::beast::tcp_stream", \
      "" using 3 title "asio_wheel::beast::tcp_stream", \
      "" using 4 title "the same, --no-timeout", \
-     "" using 5 title "plain tcp::socket"
+     "" using 5 title "plain tcp::socket", \
+     "" using 6 title "basic_stream routed to the wheel"
 set title "memory per idle connection (lower is better)"
 set ylabel "bytes per connection"
 set xtics norotate
 plot "$data_dir/http_memory.dat" using 2:xtic(1) title "boost::beast::tcp_stream", \
      "" using 3 title "asio_wheel::beast::tcp_stream", \
      "" using 4 title "the same, --no-timeout", \
-     "" using 5 title "plain tcp::socket"
+     "" using 5 title "plain tcp::socket", \
+     "" using 6 title "basic_stream routed to the wheel"
 unset multiplot
 EOF
 echo "plot written to $plot_dir: http.png"

@@ -2,7 +2,7 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (W1-W10) at full size, merges their
+# Runs every benchmark of test/bench (W1-W11) at full size, merges their
 # JSON reports into OUT_DIR/results.json together with a description of the
 # machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
@@ -20,9 +20,15 @@
 # W7's five runs about a minute), plus about 10 minutes for W10
 # (bench_steady_fleet: 9 cells x 4 sides x (2 s warm-up + 5 s window), the
 # sparse cells' 4 further runs of 2 sides, and the 1M fleets' arming), plus
-# about 6 minutes for W9 (http_wrk.sh, the HTTP keep-alive example under
+# about 8 minutes for W9 (http_wrk.sh, the HTTP keep-alive example under
 # wrk; skipped when wrk is not installed or the examples are turned off),
-# plus about 3 minutes under callgrind; longer with a fresh build. W8 runs
+# plus about 3 minutes under callgrind, plus about 15 minutes for W11
+# (websocket_w11.sh, the WebSocket chat example at 10k and 100k connections,
+# half of it under callgrind; skipped when the examples are turned off; its
+# server is built in BUILD_DIR/websocket_w11 against the Boost 1.90 Asio,
+# Beast and Core trees of scripts/asio-trees when they are there, for a Beast
+# (1.82 or later) that routes the websocket's own timer); longer with a fresh
+# build. W8 runs
 # with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
 # socket and says so in its table (column "reads per socket").
@@ -97,6 +103,18 @@ else
   echo "== http_wrk (W9): wrk not found (Debian: wrk; scripts/install-deps --bench), skipped"
   rm -f "$out_dir/http_wrk.json" "$out_dir/http_wrk_summary.md"
 fi
+# W11: the WebSocket chat example, a script of its own (its CPU, memory and callgrind
+# parts) on a build of its own, BUILD_DIR/websocket_w11 (websocket_w11.sh configures it
+# against Beast 1.90 when the trees are there); writes websocket_w11.json and
+# websocket_w11_summary.md.
+if grep -q '^ASIO_WHEEL_BUILD_EXAMPLES:BOOL=OFF' "$cache"; then
+  echo "== websocket_w11 (W11): $build_dir has the examples turned off, skipped"
+  rm -f "$out_dir/websocket_w11.json" "$out_dir/websocket_w11_summary.md"
+else
+  echo "== websocket_w11 (W11)"
+  "$script_dir/websocket_w11.sh" "$build_dir/websocket_w11" "$out_dir"
+  echo
+fi
 # The budgets SPEC 5 holds by instructions, under callgrind: W8's (each W8 program), the
 # Beast stream's pair (W8, W9) and W9's 5 % (the HTTP example). Each script writes a JSON
 # report of its budgets, merged below as the programs' are.
@@ -145,7 +163,7 @@ revision=$(revision)
   printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
     "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
   first=1
-  for entry in $programs http_wrk $callgrind_reports; do
+  for entry in $programs http_wrk websocket_w11 $callgrind_reports; do
     name=$(report_name "$entry")
     [ -f "$out_dir/$name.json" ] || continue
     [ $first -eq 1 ] || printf ',\n'
@@ -372,6 +390,10 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   if [ -f "$out_dir/http_wrk_summary.md" ]; then
     # W9's tables without its own budget table (the rows are in the one below).
     sed '/^| verdict |/,$d' "$out_dir/http_wrk_summary.md"
+  fi
+  if [ -f "$out_dir/websocket_w11_summary.md" ]; then
+    # W11's tables without its own budget table (the rows are in the one below).
+    sed '/^| verdict |/,$d' "$out_dir/websocket_w11_summary.md"
   fi
   echo "#### Budgets"
   echo

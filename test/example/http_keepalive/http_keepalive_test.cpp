@@ -1,7 +1,8 @@
 // Integration tests of example/http_keepalive: each test starts the server
 // programs (http_keepalive on asio_wheel::beast::tcp_stream,
-// http_keepalive_beast on boost::beast::tcp_stream, and where timeouts play
-// no part http_keepalive_no_timeout) on an ephemeral 127.0.0.1 port and
+// http_keepalive_beast on boost::beast::tcp_stream, http_keepalive_routed on
+// Beast's basic_stream routed to the wheel where Beast has it, and where
+// timeouts play no part http_keepalive_no_timeout) on an ephemeral 127.0.0.1 port and
 // checks one behaviour through real sockets, the same for every program.
 // The process and socket helpers are the keepalive chat tests': every read
 // has a deadline, nothing sleeps.
@@ -33,8 +34,16 @@ const program wheel{"http_keepalive", HTTP_KEEPALIVE};
 const program beast{"http_keepalive_beast", HTTP_KEEPALIVE_BEAST};
 const program no_timeout{
     "http_keepalive_no_timeout", HTTP_KEEPALIVE_NO_TIMEOUT};
+#if defined(HTTP_KEEPALIVE_ROUTED)
+// Beast's own stream on asio_wheel::wheel_executor<> (Beast 345 and later): its timers are
+// the wheel's, its behaviour must be Beast's.
+const program routed{"http_keepalive_routed", HTTP_KEEPALIVE_ROUTED};
+const std::vector<program> with_timeouts{wheel, beast, routed};
+const std::vector<program> all_programs{wheel, beast, no_timeout, routed};
+#else
 const std::vector<program> with_timeouts{wheel, beast};
 const std::vector<program> all_programs{wheel, beast, no_timeout};
+#endif
 
 // The server started with `flags` plus --port 0; reads "listening on 127.0.0.1:PORT".
 class http_server
@@ -483,7 +492,11 @@ BOOST_AUTO_TEST_CASE(
   for (const char* bad : {"-0.1", "1.5", "a lot", "1/0", "nan", "1/64s", ""})
     cases.push_back({&wheel, {"--idle-tolerance", bad}});
   cases.push_back({&wheel, {"--idle-tolerance"}});
-  for (const program* p : {&beast, &no_timeout})
+  std::vector<const program*> others{&beast, &no_timeout};
+#if defined(HTTP_KEEPALIVE_ROUTED)
+  others.push_back(&routed);
+#endif
+  for (const program* p : others)
   {
     cases.push_back({p, {"--idle-tolerance", "1/64"}});
     cases.push_back({p, {"--idle-tolerance", "0"}});
