@@ -1,0 +1,53 @@
+# scripts/prebuild.sh: sourced by scripts/test, scripts/matrix, scripts/sanitize and
+# scripts/windows (not run on its own). Builds ahead of the tests.
+#
+# The test command's parts alternate between compiling, which keeps both cores busy, and
+# running tests, which mostly wait on sockets, timers and processes. So scripts/test starts,
+# once the main build is done, one background job (the prebuilder: scripts/matrix,
+# scripts/windows and scripts/sanitize with --build-only, at nice 19) that configures and
+# builds every later build directory in the order the tests will want them, while the
+# foreground runs the main suite's tests, then each leg's tests as soon as its build is
+# there. Nice 19 gives the tests the CPU whenever they want it: the compiler only takes what
+# they leave. Each foreground part still configures and builds its directory itself, after
+# the prebuilder has finished with it (wait_prebuilt): that finds nothing left to do, or,
+# when the prebuilder's build failed, compiles the failing objects again, so that the error
+# is in the part's own output. Without scripts/test (ASIO_WHEEL_PREBUILD unset) every script
+# builds for itself, as before.
+#
+# ASIO_WHEEL_PREBUILD: a folder where the prebuilder leaves one file per build directory it
+# has finished with (prebuilt_mark), and the file `pid` with its pid, which is its session's id.
+
+# prebuild_marker DIR: the marker file for the build directory DIR.
+prebuild_marker() {
+  echo "$ASIO_WHEEL_PREBUILD/$(realpath -m "$1" | tr '/' '_').done"
+}
+
+# prebuilt_mark DIR: the prebuilder is done with DIR (built, or its build failed).
+prebuilt_mark() {
+  [[ -n "${ASIO_WHEEL_PREBUILD:-}" ]] || return 0
+  : >"$(prebuild_marker "$1")"
+}
+
+# wait_prebuilt DIR: returns once the prebuilder is done with DIR, or gone (then the caller
+# builds DIR itself); at once without a prebuilder.
+wait_prebuilt() {
+  [[ -n "${ASIO_WHEEL_PREBUILD:-}" && -f "$ASIO_WHEEL_PREBUILD/pid" ]] || return 0
+  local marker pid waited=$SECONDS
+  marker="$(prebuild_marker "$1")"
+  pid="$(cat "$ASIO_WHEEL_PREBUILD/pid")"
+  while [[ ! -f "$marker" ]] && kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+  done
+  echo "prebuild: waited $((SECONDS - waited)) s for the build of $1"
+}
+
+# prebuild_pause / prebuild_resume: stop the prebuilder's processes and let them go on; for
+# tests that must have the CPUs to themselves. prebuild_signal SIGNAL: to all of them, found
+# by their session (the prebuilder is a session leader): ninja puts each compiler in a
+# process group of its own, so the prebuilder's process group would miss them.
+prebuild_pause() { prebuild_signal STOP; }
+prebuild_resume() { prebuild_signal CONT; }
+prebuild_signal() {
+  [[ -n "${ASIO_WHEEL_PREBUILD:-}" && -f "$ASIO_WHEEL_PREBUILD/pid" ]] || return 0
+  pkill "-$1" -s "$(cat "$ASIO_WHEEL_PREBUILD/pid")" 2>/dev/null || true
+}
