@@ -178,9 +178,15 @@ public:
   /// Wraps an executor convertible to the inner executor type; implicit, as
   /// any_io_executor's is, so that whatever makes an I/O object from an
   /// executor (a socket from make_strand(io)) makes one from it.
+  /// (std::conjunction, not &&: it does not instantiate the convertibility
+  /// for a wheel_executor. That would ask, while Asio's is_executor is still
+  /// deciding whether this type is nothrow copyable, whether it converts to
+  /// an any_io_executor, whose constructor asks is_executor again: clang
+  /// then finds is_executor without a value.)
   template <typename Executor1,
-      typename = std::enable_if_t<!detail::is_wheel_executor<Executor1>::value
-          && std::is_convertible<const Executor1&, Executor>::value>>
+      typename = std::enable_if_t<
+          std::conjunction<std::negation<detail::is_wheel_executor<Executor1>>,
+              std::is_convertible<const Executor1&, Executor>>::value>>
   wheel_executor(const Executor1& ex) noexcept(
       std::is_nothrow_constructible<Executor, const Executor1&>::value)
     : inner_(ex)
