@@ -17,7 +17,9 @@
 # (conformance_no_deprecated_test: BOOST_ASIO_NO_DEPRECATED), sources that include no Asio
 # (the wheel's detail tests, the chat tests' process helpers), the compile-fail tests (their
 # own compiler command lines), and single-source targets that would generate a .gch of their
-# own (10 to 16 s, more than the parse they save) rather than reuse one.
+# own (10 to 16 s, more than the parse they save) rather than reuse one: http_keepalive_test
+# and websocket_chat_test each have one source that includes Asio, and cannot share a .gch
+# (each defines a macro, the server programs' paths, that the other lacks: GCC refuses it).
 #
 # Options (cache variables):
 #   ASIO_WHEEL_PRECOMPILE_HEADERS   ON (default): precompiled Asio and Beast for the targets
