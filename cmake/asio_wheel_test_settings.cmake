@@ -56,6 +56,10 @@ set(ASIO_WHEEL_TEST_FLAVOUR boost CACHE STRING
   "The library the tests and examples link: boost (asio_wheel) or standalone (asio_wheel_standalone)")
 set_property(CACHE ASIO_WHEEL_TEST_FLAVOUR PROPERTY STRINGS boost standalone)
 
+# Precompiled Asio and Beast for the multi-source tests, examples and benchmarks, and the
+# option ASIO_WHEEL_PRECOMPILE_HEADERS: asio_wheel_precompile_headers().
+include(${CMAKE_CURRENT_LIST_DIR}/asio_wheel_pch.cmake)
+
 # Each target chooses its own warnings (-Wall -Wextra, the compiled library also -Wpedantic;
 # GCC and clang flags, as everywhere here); this makes any of them fail the build, in every
 # target made below this point.
