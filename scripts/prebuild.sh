@@ -41,13 +41,36 @@ wait_prebuilt() {
   echo "prebuild: waited $((SECONDS - waited)) s for the build of $1"
 }
 
-# prebuild_pause / prebuild_resume: stop the prebuilder's processes and let them go on; for
-# tests that must have the CPUs to themselves. prebuild_signal SIGNAL: to all of them, found
-# by their session (the prebuilder is a session leader): ninja puts each compiler in a
-# process group of its own, so the prebuilder's process group would miss them.
-prebuild_pause() { prebuild_signal STOP; }
-prebuild_resume() { prebuild_signal CONT; }
+# The prebuilder's processes are found by their session (the prebuilder is a session
+# leader): ninja puts each compiler in a process group of its own, so the prebuilder's
+# process group would miss them. prebuild_signal SIGNAL sends SIGNAL to all of them.
 prebuild_signal() {
   [[ -n "${ASIO_WHEEL_PREBUILD:-}" && -f "$ASIO_WHEEL_PREBUILD/pid" ]] || return 0
   pkill "-$1" -s "$(cat "$ASIO_WHEEL_PREBUILD/pid")" 2>/dev/null || true
+}
+
+# prebuild_confine CPU: the prebuilder keeps off CPU (its processes, and those they start
+# later, which inherit the affinity, run on the other CPUs), for tests pinned to CPU that
+# must have it to themselves; prebuild_release: on every CPU again. Without another CPU
+# (one core) the prebuilder stops meanwhile instead.
+prebuild_confine() {
+  [[ -n "${ASIO_WHEEL_PREBUILD:-}" && -f "$ASIO_WHEEL_PREBUILD/pid" ]] || return 0
+  local others
+  others="$(seq 0 $(($(nproc --all) - 1)) | grep -vx "$1" | paste -sd, -)"
+  if [[ -z "$others" ]]; then
+    prebuild_signal STOP
+    return 0
+  fi
+  prebuild_affinity "$others"
+}
+prebuild_release() {
+  [[ -n "${ASIO_WHEEL_PREBUILD:-}" && -f "$ASIO_WHEEL_PREBUILD/pid" ]] || return 0
+  prebuild_affinity "0-$(($(nproc --all) - 1))"
+  prebuild_signal CONT
+}
+prebuild_affinity() {
+  local pid
+  for pid in $(pgrep -s "$(cat "$ASIO_WHEEL_PREBUILD/pid")"); do
+    taskset -a -pc "$1" "$pid" >/dev/null 2>&1 || true
+  done
 }
