@@ -20,7 +20,11 @@
 #include <chrono>
 #include <functional>
 
+// In the standalone flavour asio_wheel::asio is ::asio itself, which clang will not see
+// declared again as an alias.
+#if !defined(ASIO_WHEEL_STANDALONE)
 namespace asio = asio_wheel::asio;
+#endif
 using asio_wheel::error_code;
 
 namespace {

@@ -28,7 +28,11 @@
 #include <vector>
 
 using asio_wheel_test::manual_clock;
+// In the standalone flavour asio_wheel::asio is ::asio itself, which clang will not see
+// declared again as an alias.
+#if !defined(ASIO_WHEEL_STANDALONE)
 namespace asio = asio_wheel::asio;
+#endif
 using asio_wheel::error_code;
 using namespace std::chrono_literals;
 
