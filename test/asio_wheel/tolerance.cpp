@@ -18,8 +18,6 @@ using namespace asio_wheel_test;
 
 namespace {
 
-constexpr std::chrono::nanoseconds tick = 1ms;
-
 // One timer of a fleet: when it is armed, for how long, and what happened.
 struct fleet_member
 {

@@ -34,8 +34,6 @@ template <class Executor>
 using routed_manual_timer =
     asio::basic_waitable_timer<manual_clock, manual_wait_traits, Executor>;
 
-constexpr std::chrono::nanoseconds tick = 1ms;
-
 // The sizes of the blocks a handler's operation is allocated in.
 struct allocation_log
 {

@@ -21,6 +21,9 @@ namespace asio_wheel_test {
 
 using namespace std::chrono_literals;
 
+// The tick of the service tests' wheels.
+inline constexpr std::chrono::nanoseconds tick = 1ms;
+
 using manual_timer =
     asio_wheel::basic_wheel_timer<manual_clock, manual_wait_traits>;
 using manual_service =

@@ -20,8 +20,6 @@ using namespace asio_wheel_test;
 
 namespace {
 
-constexpr std::chrono::nanoseconds tick = 1ms;
-
 struct probe
 {
   probe(asio::io_context& io, manual_clock::time_point expiry)

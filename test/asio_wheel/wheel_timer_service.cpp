@@ -26,12 +26,6 @@
 
 using namespace asio_wheel_test;
 
-namespace {
-
-constexpr std::chrono::nanoseconds tick = 1ms;
-
-}  // namespace
-
 BOOST_AUTO_TEST_SUITE(stats)
 
 BOOST_DATA_TEST_CASE(stats_follow_a_scripted_scenario,

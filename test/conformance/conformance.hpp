@@ -29,6 +29,7 @@
 #include <chrono>
 #include <concepts>
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <new>
 #include <string>
@@ -177,6 +178,25 @@ inline std::string describe(const error_code& ec)
 {
   return ec ? ec.message() + " (" + std::to_string(ec.value()) + ")"
             : "success";
+}
+
+// What an exception a coroutine or a future threw says.
+inline std::string describe(const std::exception_ptr& error)
+{
+  if (!error)
+    return "no exception";
+  try
+  {
+    std::rethrow_exception(error);
+  }
+  catch (const std::exception& e)
+  {
+    return e.what();
+  }
+  catch (...)
+  {
+    return "non-standard exception";
+  }
 }
 
 inline bool is_aborted(const error_code& ec)

@@ -29,24 +29,6 @@ using namespace conformance;
 
 namespace {
 
-std::string describe(const std::exception_ptr& error)
-{
-  if (!error)
-    return "no exception";
-  try
-  {
-    std::rethrow_exception(error);
-  }
-  catch (const std::exception& e)
-  {
-    return e.what();
-  }
-  catch (...)
-  {
-    return "non-standard exception";
-  }
-}
-
 // Runs a coroutine body (a callable returning awaitable<void>) to completion
 // and fails the test if it threw or never finished.
 template <class Body>

@@ -48,16 +48,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   error_code last;
   std::size_t writes = 0;
   std::function<void()> write_more = [&] {
-    s.async_write_some(net::buffer(chunk), [&](error_code ec, std::size_t) {
-      ++writes;
-      if (ec)
-      {
-        last = ec;
-        done = true;
-        return;
-      }
-      write_more();
-    });
+    s.async_write_some(
+        net::buffer(chunk), io_handler([&](error_code ec, std::size_t) {
+          ++writes;
+          if (ec)
+          {
+            last = ec;
+            done = true;
+            return;
+          }
+          write_more();
+        }));
   };
   write_more();
   run_until(ioc, done, 10000ms);
@@ -80,17 +81,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(connect_timeout, F, families)
   for (int i = 0; i < 8; ++i)
   {
     fill.push_back(std::make_unique<tcp::socket>(ioc));
-    fill.back()->async_connect(ep, [](error_code) {});
+    fill.back()->async_connect(ep, done_handler([](error_code) {}));
   }
   run_for(ioc, 100ms);
 
   typename F::tcp_stream s(ioc);
   result r;
   s.expires_after(150ms);
-  s.async_connect(ep, [&](error_code ec) {
+  s.async_connect(ep, done_handler([&](error_code ec) {
     r.done = true;
     r.ec = ec;
-  });
+  }));
   run_until(ioc, r.done);
   if (!r.ec)
   {
@@ -143,10 +144,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(connect_overloads_in_time, F, families)
   result ra;
   bool rb = false, rc = false;
   a.expires_after(5s);
-  a.async_connect(ep, [&](error_code ec) {
+  a.async_connect(ep, done_handler([&](error_code ec) {
     ra.done = true;
     ra.ec = ec;
-  });
+  }));
   const std::vector<tcp::endpoint> eps{ep};
   b.expires_after(5s);
   b.async_connect(eps, [&](error_code ec, tcp::endpoint e) {
@@ -348,21 +349,22 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(handlers_run_on_the_streams_strand, F, families)
   bool done = false;
   error_code first;
   s.expires_after(50ms);
-  s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
-    (strand.running_in_this_thread() ? on_strand : off_strand) += 1;
-    first = ec;
-    done = true;
-  });
+  s.async_read_some(
+      net::buffer(buf), io_handler([&](error_code ec, std::size_t) {
+        (strand.running_in_this_thread() ? on_strand : off_strand) += 1;
+        first = ec;
+        done = true;
+      }));
   run_until(ioc, done);
   BOOST_TEST(first == timeout_ec, first.message());
   typename F::tcp_stream s2(strand);
   tcp::socket peer2 = connect_pair(ioc, s2);
   done = false;
   s2.expires_after(5s);
-  s2.async_read_some(net::buffer(buf), [&](error_code, std::size_t) {
+  s2.async_read_some(net::buffer(buf), io_handler([&](error_code, std::size_t) {
     (strand.running_in_this_thread() ? on_strand : off_strand) += 1;
     done = true;
-  });
+  }));
   net::write(peer2, net::buffer("x", 1));
   run_until(ioc, done);
   BOOST_TEST(on_strand == 2,
@@ -624,9 +626,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
     auto s = std::make_shared<typename F::tcp_stream>(*ioc);
     tcp::socket peer = connect_pair(*ioc, *s);
     s->expires_after(10s);
-    s->async_read_some(net::buffer(buf), [s](error_code, std::size_t) {
-      BOOST_TEST(false, "a handler ran after shutdown");
-    });
+    s->async_read_some(
+        net::buffer(buf), io_handler([s](error_code, std::size_t) {
+          BOOST_TEST(false, "a handler ran after shutdown");
+        }));
     ioc->run_for(20ms);
     s.reset();
     peer.close();
@@ -638,7 +641,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
     typename F::tcp_stream s(ioc);
     tcp::socket peer = connect_pair(ioc, s);
     s.expires_after(10s);
-    s.async_read_some(net::buffer(buf), [](error_code, std::size_t) {});
+    s.async_read_some(
+        net::buffer(buf), io_handler([](error_code, std::size_t) {}));
   }
   {
     // Stream first, pending write and read, timeout decided but not run.
@@ -647,7 +651,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
     tcp::socket peer = connect_pair(ioc, *s);
     s->expires_after(1ms);
     std::this_thread::sleep_for(10ms);
-    s->async_read_some(net::buffer(buf), [](error_code, std::size_t) {});
+    s->async_read_some(
+        net::buffer(buf), io_handler([](error_code, std::size_t) {}));
     s.reset();
   }
 }

@@ -43,24 +43,28 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(http_request_response, F, families)
   bool done = false;
 
   server.expires_after(5s);
-  http::async_read(server, sbuf, sreq, [&](error_code ec, std::size_t) {
-    BOOST_TEST(!ec, ec.message());
-    auto r = std::make_shared<http::response<http::string_body>>(
-        http::status::ok, 11);
-    r->body() = sreq.body() + "-pong";
-    r->prepare_payload();
-    server.expires_after(5s);
-    http::async_write(server, *r,
-        [&, r](error_code ec, std::size_t) { BOOST_TEST(!ec, ec.message()); });
-  });
+  http::async_read(
+      server, sbuf, sreq, io_handler([&](error_code ec, std::size_t) {
+        BOOST_TEST(!ec, ec.message());
+        auto r = std::make_shared<http::response<http::string_body>>(
+            http::status::ok, 11);
+        r->body() = sreq.body() + "-pong";
+        r->prepare_payload();
+        server.expires_after(5s);
+        http::async_write(
+            server, *r, io_handler([&, r](error_code ec, std::size_t) {
+              BOOST_TEST(!ec, ec.message());
+            }));
+      }));
   client.expires_after(5s);
-  http::async_write(client, req, [&](error_code ec, std::size_t) {
+  http::async_write(client, req, io_handler([&](error_code ec, std::size_t) {
     BOOST_TEST(!ec, ec.message());
-    http::async_read(client, cbuf, res, [&](error_code ec, std::size_t) {
-      BOOST_TEST(!ec, ec.message());
-      done = true;
-    });
-  });
+    http::async_read(
+        client, cbuf, res, io_handler([&](error_code ec, std::size_t) {
+          BOOST_TEST(!ec, ec.message());
+          done = true;
+        }));
+  }));
   run_until(ioc, done);
   BOOST_TEST(res.result() == http::status::ok);
   BOOST_TEST(res.body() == "ping-pong");
@@ -107,10 +111,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
       bool read_done = false;
       s.expires_after(10s);
       net::write(peer, net::buffer("a", 1));
-      s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
-        BOOST_TEST(!ec, ec.message());
-        read_done = true;
-      });
+      s.async_read_some(
+          net::buffer(buf), io_handler([&](error_code ec, std::size_t) {
+            BOOST_TEST(!ec, ec.message());
+            read_done = true;
+          }));
       run_out_of_work(read_done);
 
       // Beast's composed operations: http::async_write, then
@@ -121,10 +126,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
       res.prepare_payload();
       bool write_done = false;
       s.expires_after(10s);
-      http::async_write(s, res, [&](error_code ec, std::size_t) {
+      http::async_write(s, res, io_handler([&](error_code ec, std::size_t) {
         BOOST_TEST(!ec, ec.message());
         write_done = true;
-      });
+      }));
       run_out_of_work(write_done);
 
       ioc.restart();
@@ -135,10 +140,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
       http::request<http::string_body> req;
       bool http_read_done = false;
       s.expires_after(10s);
-      http::async_read(s, b, req, [&](error_code ec, std::size_t) {
+      http::async_read(s, b, req, io_handler([&](error_code ec, std::size_t) {
         BOOST_TEST(!ec, ec.message());
         http_read_done = true;
-      });
+      }));
       run_out_of_work(http_read_done);
       BOOST_TEST(s.socket().is_open());
     }
@@ -260,7 +265,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(strand_two_threads, F, families)
   auto strand = net::make_strand(ioc);
   typename F::template stream<strand_t> s(strand);
   tcp::socket peer = connect_pair(ioc, s);
-  std::atomic<int> in_time{0}, timeouts{0}, outside{0};
+  std::atomic<int> in_time{0}, timed_out{0}, outside{0};
   std::atomic<bool> done{false};
   std::array<char, 64> buf;
   int round = 0;
@@ -277,15 +282,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(strand_two_threads, F, families)
     s.expires_after(20ms);
     if (round % 2 == 0)
       net::write(peer, net::buffer("data", 4));
-    s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
-      if (!strand.running_in_this_thread())
-        ++outside;
-      if (!ec)
-        ++in_time;
-      else if (ec == timeout_ec)
-        ++timeouts;
-      next();
-    });
+    s.async_read_some(
+        net::buffer(buf), io_handler([&](error_code ec, std::size_t) {
+          if (!strand.running_in_this_thread())
+            ++outside;
+          if (!ec)
+            ++in_time;
+          else if (ec == timeout_ec)
+            ++timed_out;
+          next();
+        }));
   };
   net::dispatch(strand, next);
   std::thread t1([&] { ioc.run_for(20s); });
@@ -299,7 +305,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(strand_two_threads, F, families)
   BOOST_TEST(done.load());
   BOOST_TEST(outside == 0);
   BOOST_TEST(in_time == 20);
-  BOOST_TEST(timeouts == 20);
+  BOOST_TEST(timed_out == 20);
 }
 
 // A handler bound to a strand of its own (the stream on the plain
@@ -316,10 +322,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(handler_bound_to_a_strand, F, families)
   bool in_strand = false;
   s.expires_after(50ms);
   s.async_read_some(net::buffer(buf),
-      net::bind_executor(strand, [&](error_code ec, std::size_t n) {
+      net::bind_executor(strand, io_handler([&](error_code ec, std::size_t n) {
         in_strand = strand.running_in_this_thread();
         r.handler()(ec, n);
-      }));
+      })));
   run_until(ioc, r.done);
   BOOST_TEST(in_strand);
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());

@@ -41,49 +41,54 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(websocket_roundtrip_and_close, F, families)
   std::string got;
   error_code close_ec;
 
-  acc.async_accept(bb::get_lowest_layer(server).socket(), [&](error_code ec) {
-    BOOST_TEST(!ec);
-    bb::get_lowest_layer(server).expires_after(5s);
-    server.async_accept([&](error_code ec) {
-      BOOST_TEST(!ec, ec.message());
-      bb::get_lowest_layer(server).expires_never();
-      server.async_read(sbuf, [&](error_code ec, std::size_t) {
-        BOOST_TEST(!ec, ec.message());
-        server.text(server.got_text());
-        server.async_write(sbuf.data(), [&](error_code ec, std::size_t) {
+  acc.async_accept(
+      bb::get_lowest_layer(server).socket(), done_handler([&](error_code ec) {
+        BOOST_TEST(!ec);
+        bb::get_lowest_layer(server).expires_after(5s);
+        server.async_accept(done_handler([&](error_code ec) {
           BOOST_TEST(!ec, ec.message());
-          sbuf.consume(sbuf.size());
-          server.async_read(sbuf, [&](error_code ec, std::size_t) {
-            close_ec = ec;  // the client's close
-            server_done = true;
-          });
-        });
-      });
-    });
-  });
+          bb::get_lowest_layer(server).expires_never();
+          server.async_read(sbuf, io_handler([&](error_code ec, std::size_t) {
+            BOOST_TEST(!ec, ec.message());
+            server.text(server.got_text());
+            server.async_write(
+                sbuf.data(), io_handler([&](error_code ec, std::size_t) {
+                  BOOST_TEST(!ec, ec.message());
+                  sbuf.consume(sbuf.size());
+                  server.async_read(
+                      sbuf, io_handler([&](error_code ec, std::size_t) {
+                        close_ec = ec;  // the client's close
+                        server_done = true;
+                      }));
+                }));
+          }));
+        }));
+      }));
 
   bb::get_lowest_layer(client).expires_after(5s);
   bb::get_lowest_layer(client).async_connect(
-      acc.local_endpoint(), [&](error_code ec) {
+      acc.local_endpoint(), done_handler([&](error_code ec) {
         BOOST_TEST(!ec, ec.message());
         bb::get_lowest_layer(client).expires_never();
-        client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
-          BOOST_TEST(!ec, ec.message());
-          client.async_write(net::buffer(std::string("hello wheel")),
-              [&](error_code ec, std::size_t) {
-                BOOST_TEST(!ec, ec.message());
-                client.async_read(cbuf, [&](error_code ec, std::size_t) {
-                  BOOST_TEST(!ec, ec.message());
-                  got = bb::buffers_to_string(cbuf.data());
-                  client.async_close(
-                      websocket::close_code::normal, [&](error_code ec) {
-                        BOOST_TEST(!ec, ec.message());
-                        client_done = true;
-                      });
-                });
-              });
-        });
-      });
+        client.async_handshake(
+            "127.0.0.1", "/", done_handler([&](error_code ec) {
+              BOOST_TEST(!ec, ec.message());
+              client.async_write(net::buffer(std::string("hello wheel")),
+                  io_handler([&](error_code ec, std::size_t) {
+                    BOOST_TEST(!ec, ec.message());
+                    client.async_read(
+                        cbuf, io_handler([&](error_code ec, std::size_t) {
+                          BOOST_TEST(!ec, ec.message());
+                          got = bb::buffers_to_string(cbuf.data());
+                          client.async_close(websocket::close_code::normal,
+                              done_handler([&](error_code ec) {
+                                BOOST_TEST(!ec, ec.message());
+                                client_done = true;
+                              }));
+                        }));
+                  }));
+            }));
+      }));
   run_until(ioc, client_done);
   run_until(ioc, server_done);
   BOOST_TEST(got == "hello wheel");
@@ -99,18 +104,19 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(websocket_read_timeout, F, families)
   tcp::acceptor acc = make_acceptor(ioc);
   websocket::stream<typename F::tcp_stream> server(ioc), client(ioc);
   bool accepted = false, connected = false;
-  acc.async_accept(bb::get_lowest_layer(server).socket(), [&](error_code ec) {
-    BOOST_TEST(!ec);
-    server.async_accept([&](error_code ec) {
-      BOOST_TEST(!ec, ec.message());
-      accepted = true;
-    });
-  });
+  acc.async_accept(
+      bb::get_lowest_layer(server).socket(), done_handler([&](error_code ec) {
+        BOOST_TEST(!ec);
+        server.async_accept(done_handler([&](error_code ec) {
+          BOOST_TEST(!ec, ec.message());
+          accepted = true;
+        }));
+      }));
   bb::get_lowest_layer(client).socket().connect(acc.local_endpoint());
-  client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
+  client.async_handshake("127.0.0.1", "/", done_handler([&](error_code ec) {
     BOOST_TEST(!ec, ec.message());
     connected = true;
-  });
+  }));
   run_until(ioc, accepted);
   run_until(ioc, connected);
 

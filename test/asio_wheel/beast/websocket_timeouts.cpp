@@ -81,7 +81,7 @@ void check_on_time(clock_type::time_point start, clock_type::duration timeout,
            << " (bound " << ms(timeout + late_bound) << " ms)");
 }
 
-websocket::stream_base::timeout timeouts(
+websocket::stream_base::timeout timeout_option(
     clock_type::duration handshake, clock_type::duration idle, bool pings)
 {
   websocket::stream_base::timeout t;
@@ -103,14 +103,14 @@ struct upgraded_pair
     tcp::socket peer = connect_pair(ioc, bb::get_lowest_layer(server));
     bb::get_lowest_layer(client).socket() = std::move(peer);
     bool accepted = false, handshaken = false;
-    server.async_accept([&](error_code ec) {
+    server.async_accept(done_handler([&](error_code ec) {
       BOOST_TEST(!ec, ec.message());
       accepted = true;
-    });
-    client.async_handshake("127.0.0.1", "/", [&](error_code ec) {
+    }));
+    client.async_handshake("127.0.0.1", "/", done_handler([&](error_code ec) {
       BOOST_TEST(!ec, ec.message());
       handshaken = true;
-    });
+    }));
     run_until(ioc, accepted);
     run_until(ioc, handshaken);
   }
@@ -131,15 +131,15 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   websocket::stream<typename F::tcp_stream> server(ioc);
   tcp::socket client = connect_pair(ioc, bb::get_lowest_layer(server));
   const clock_type::duration handshake = 100ms;
-  server.set_option(timeouts(handshake, none, false));
+  server.set_option(timeout_option(handshake, none, false));
   const asio_wheel::wheel_stats before = wheel_stats_of(ioc);
   result r;
   const auto start = clock_type::now();
-  server.async_accept([&](error_code ec) {
+  server.async_accept(done_handler([&](error_code ec) {
     r.done = true;
     r.ec = ec;
     check_on_time(start, handshake, "handshake timeout");
-  });
+  }));
   run_until(ioc, r.done);
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());
   BOOST_TEST(!bb::get_lowest_layer(server).socket().is_open());
@@ -153,16 +153,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   net::io_context ioc;
   upgraded_pair<F> pair(ioc);
   const clock_type::duration idle = 200ms;
-  pair.server.set_option(timeouts(5s, idle, false));
+  pair.server.set_option(timeout_option(5s, idle, false));
   const asio_wheel::wheel_stats before = wheel_stats_of(ioc);
   bb::flat_buffer buf;
   result r;
   const auto start = clock_type::now();
-  pair.server.async_read(buf, [&](error_code ec, std::size_t) {
+  pair.server.async_read(buf, io_handler([&](error_code ec, std::size_t) {
     r.done = true;
     r.ec = ec;
     check_on_time(start, idle, "idle timeout");
-  });
+  }));
   run_until(ioc, r.done);
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());
   BOOST_TEST(!bb::get_lowest_layer(pair.server).socket().is_open());
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   net::io_context ioc;
   upgraded_pair<F> pair(ioc);
   const clock_type::duration idle = 200ms;
-  pair.server.set_option(timeouts(5s, idle, true));
+  pair.server.set_option(timeout_option(5s, idle, true));
   std::vector<clock_type::time_point> pings;
   pair.client.control_callback(
       [&](websocket::frame_type kind, bb::string_view) {
@@ -217,7 +217,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
 
   // A message gets through: the connection is alive.
   pair.client.async_write(net::buffer(std::string("still here")),
-      [](error_code ec, std::size_t) { BOOST_TEST(!ec, ec.message()); });
+      io_handler(
+          [](error_code ec, std::size_t) { BOOST_TEST(!ec, ec.message()); }));
   run_until(ioc, server_read.done);
   BOOST_TEST(!server_read.ec, server_read.ec.message());
   BOOST_TEST(bb::buffers_to_string(server_buf.data()) == "still here");
@@ -235,16 +236,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   net::io_context ioc;
   upgraded_pair<F> pair(ioc);
   const clock_type::duration idle = 200ms;
-  pair.server.set_option(timeouts(5s, idle, true));
+  pair.server.set_option(timeout_option(5s, idle, true));
   const asio_wheel::wheel_stats before = wheel_stats_of(ioc);
   bb::flat_buffer buf;
   result r;
   const auto start = clock_type::now();
-  pair.server.async_read(buf, [&](error_code ec, std::size_t) {
+  pair.server.async_read(buf, io_handler([&](error_code ec, std::size_t) {
     r.done = true;
     r.ec = ec;
     check_on_time(start, idle, "idle timeout with pings");
-  });
+  }));
   run_until(ioc, r.done);
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());
   BOOST_TEST(!bb::get_lowest_layer(pair.server).socket().is_open());
@@ -264,15 +265,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
   net::io_context ioc;
   upgraded_pair<F> pair(ioc);
   const clock_type::duration handshake = 100ms;
-  pair.server.set_option(timeouts(handshake, none, false));
+  pair.server.set_option(timeout_option(handshake, none, false));
   const asio_wheel::wheel_stats before = wheel_stats_of(ioc);
   result r;
   const auto start = clock_type::now();
-  pair.server.async_close(websocket::close_code::normal, [&](error_code ec) {
-    r.done = true;
-    r.ec = ec;
-    check_on_time(start, handshake, "close timeout");
-  });
+  pair.server.async_close(
+      websocket::close_code::normal, done_handler([&](error_code ec) {
+        r.done = true;
+        r.ec = ec;
+        check_on_time(start, handshake, "close timeout");
+      }));
   run_until(ioc, r.done);
   BOOST_TEST(r.ec == timeout_ec, r.ec.message());
   BOOST_TEST(!bb::get_lowest_layer(pair.server).socket().is_open());

@@ -87,10 +87,10 @@ BOOST_AUTO_TEST_CASE(a_timeout_entry_is_reused_and_unlinked_at_the_streams_end)
   const asio_wheel::wheel_stats before = service.stats();
   bool earlier_done = false, keeper_done = false, last_done = false;
   asio_wheel::wheel_timer earlier(ioc, 50ms);
-  earlier.async_wait([&](error_code) { earlier_done = true; });
+  earlier.async_wait(done_handler([&](error_code) { earlier_done = true; }));
   // Pending when the stream goes, before its ghost's tick: the ghost stays.
   asio_wheel::wheel_timer keeper(ioc, 600ms);
-  keeper.async_wait([&](error_code) { keeper_done = true; });
+  keeper.async_wait(done_handler([&](error_code) { keeper_done = true; }));
   {
     asio_wheel::beast::tcp_stream s(ioc);
     tcp::socket peer = connect_pair(ioc, s);
@@ -108,8 +108,8 @@ BOOST_AUTO_TEST_CASE(a_timeout_entry_is_reused_and_unlinked_at_the_streams_end)
     s.expires_after(1s);
     s.async_read_some(net::buffer(buf), second.handler());
     asio_wheel::wheel_timer writer(ioc, 400ms);
-    writer.async_wait(
-        [&](error_code) { net::write(peer, net::buffer("b", 1)); });
+    writer.async_wait(done_handler(
+        [&](error_code) { net::write(peer, net::buffer("b", 1)); }));
     run_until(ioc, second.done);
     BOOST_TEST(!second.ec);
     BOOST_TEST(earlier_done);
@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(a_timeout_entry_is_reused_and_unlinked_at_the_streams_end)
   }
   // The stream is gone; its read entry was a ghost filed at about 1 s.
   asio_wheel::wheel_timer last(ioc, 1200ms);
-  last.async_wait([&](error_code) { last_done = true; });
+  last.async_wait(done_handler([&](error_code) { last_done = true; }));
   run_until(ioc, last_done);
   BOOST_TEST(keeper_done);
   BOOST_TEST(service.stats().pending_waits == before.pending_waits);
@@ -147,10 +147,11 @@ BOOST_AUTO_TEST_CASE(no_allocation_per_timeout)
       // The last read left no work: the context stopped.
       ioc.restart();
       bool done = false;
-      s.async_read_some(net::buffer(buf), [&](error_code ec, std::size_t) {
-        BOOST_TEST(!ec);
-        done = true;
-      });
+      s.async_read_some(
+          net::buffer(buf), io_handler([&](error_code ec, std::size_t) {
+            BOOST_TEST(!ec);
+            done = true;
+          }));
       while (!done)
         ioc.run_one();
     }
@@ -228,11 +229,11 @@ BOOST_AUTO_TEST_CASE(timeouts_keep_the_streams_or_the_contexts_tolerance)
       expiry[i] = clock::now() + length;
       streams[i]->expires_after(length);
       streams[i]->async_read_some(
-          net::buffer(buf), [&, i](error_code ec, std::size_t) {
+          net::buffer(buf), io_handler([&, i](error_code ec, std::size_t) {
             fired[i] = clock::now();
             results[i].ec = ec;
             results[i].done = true;
-          });
+          }));
     }
     for (int i = 0; i < n; ++i)
       run_until(ioc, results[i].done);

@@ -26,12 +26,6 @@
 
 using namespace asio_wheel_test;
 
-namespace {
-
-constexpr std::chrono::nanoseconds tick = 1ms;
-
-}  // namespace
-
 BOOST_AUTO_TEST_SUITE(concurrency_hints)
 
 // ---------------------------------------------------------------- how the hint is read
