@@ -25,18 +25,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool address_sanitizer = true;
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-constexpr bool address_sanitizer = true;
-# else
-constexpr bool address_sanitizer = false;
-# endif
-#else
-constexpr bool address_sanitizer = false;
-#endif
-
 // The server under AddressSanitizer (the test is built with the same flags,
 // as scripts/sanitize does) holds more memory for the same work, so each RSS
 // bound below, derived for the normal build, is scaled:
