@@ -40,13 +40,9 @@ endfunction()
 
 # asio_wheel_beast_target(TARGET): TARGET compiles Boost.Beast (the Beast stream's suite, the
 # HTTP example's programs): `asio_headers` checks that its objects took Beast from the
-# configured Beast (ASIO_WHEEL_BEAST_INCLUDE_DIR's tree or the system Boost's), and it gets
-# the compile options of ASIO_WHEEL_BEAST_COMPILE_OPTIONS (scripts/sanitize: -O0).
+# configured Beast (ASIO_WHEEL_BEAST_INCLUDE_DIR's tree or the system Boost's).
 function(asio_wheel_beast_target target)
   set_property(GLOBAL APPEND PROPERTY ASIO_WHEEL_BEAST_TARGETS ${target})
-  if(ASIO_WHEEL_BEAST_COMPILE_OPTIONS)
-    target_compile_options(${target} PRIVATE ${ASIO_WHEEL_BEAST_COMPILE_OPTIONS})
-  endif()
 endfunction()
 
 # The test `asio_headers` (test/flavours/check_asio_headers.cmake): from the compiler's

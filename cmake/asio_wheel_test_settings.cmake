@@ -17,9 +17,6 @@
 #                                         Boost.Asio tree; empty: the system Boost's Beast
 #   ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR     a Boost.Core header tree put there too (Beast 1.90
 #                                         needs a newer Core than Boost 1.81's); empty: none
-#   ASIO_WHEEL_BEAST_COMPILE_OPTIONS      compile options added to the targets that compile
-#                                         Beast (the Beast stream's suite, the HTTP example's
-#                                         programs): scripts/sanitize compiles them at -O0
 #   ASIO_WHEEL_MATRIX_WHOLE_BOOST         a leg whose Boost, found by find_package(Boost), is a
 #                                         whole Boost release other than the system's (leg
 #                                         boost-1.74: Debian's 1.74 unpacked beside 1.81): the
@@ -43,8 +40,6 @@ set(ASIO_WHEEL_BEAST_INCLUDE_DIR "" CACHE PATH
   "A Boost.Beast header tree (the folder holding boost/beast.hpp) for the Beast tests and the HTTP example, before the system Boost")
 set(ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR "" CACHE PATH
   "A Boost.Core header tree (the folder holding boost/core/) put before the system Boost, for a Beast tree that needs a newer Core")
-set(ASIO_WHEEL_BEAST_COMPILE_OPTIONS "" CACHE STRING
-  "Compile options added to the targets that compile Boost.Beast (the Beast stream's suite, the HTTP example's programs); scripts/sanitize: -O0")
 option(ASIO_WHEEL_MATRIX_WHOLE_BOOST
   "A matrix leg on a whole Boost of its own (find_package(Boost)): its Beast's tests too, and no Boost header from elsewhere" OFF)
 option(ASIO_WHEEL_MATRIX_CHAT "A matrix leg also builds the chat example and runs its loopback tests" OFF)
