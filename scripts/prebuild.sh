@@ -7,8 +7,8 @@
 # and scripts/matrix with --build-only, at nice 19, its scheduler autogroup too) that
 # configures and builds every later build directory in the order the tests will want them
 # (two at a time), while the foreground builds the main suite and runs its tests, then each
-# part's tests as soon as its build is there. Nice 19 gives the main build and the tests the CPU whenever
-# they want it: the compilers only take what they leave. Each foreground part still
+# part's tests as soon as its build is there. Nice 19 gives the main build and the tests the
+# CPU whenever they want it: the compilers only take what they leave. Each foreground part still
 # configures and builds its directory itself, after the prebuilder has finished with it
 # (wait_prebuilt): that finds nothing left to do, or, when the prebuilder's build failed,
 # compiles the failing objects again, so that the error is in the part's own output.
