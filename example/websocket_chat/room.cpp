@@ -1,5 +1,7 @@
-// The chat room: names, history, broadcast, /who and /stats.
+// The chat room: names, history, broadcast and its fan-out, /who and /stats.
 #include "room.hpp"
+
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -32,9 +34,11 @@ long long ms(std::chrono::nanoseconds d)
 
 }  // namespace
 
-chat_room::chat_room(const server_options& o, std::string websocket_timer,
+chat_room::chat_room(boost::asio::any_io_executor executor,
+    const server_options& o, std::string websocket_timer,
     std::function<asio_wheel::wheel_stats()> wheel_stats)
-  : options(o), websocket_timer_(std::move(websocket_timer)),
+  : options(o), executor_(std::move(executor)),
+    websocket_timer_(std::move(websocket_timer)),
     wheel_stats_(std::move(wheel_stats))
 {}
 
@@ -88,11 +92,71 @@ void chat_room::broadcast(member& from, const std::string& text)
   history_.push_back(line);
   if (history_.size() > history_limit)
     history_.pop_front();
-  // deliver() never leaves the room (a full queue closes the socket, and the
-  // session leaves when its read fails), so members_ stays valid here.
+  fanout message{line, {}, 0};
+  message.recipients.reserve(members_.size());
   for (const auto& [name, m] : members_)
     if (m != &from)
-      m->deliver(line);
+      message.recipients.push_back(m->shared_member());
+  if (message.recipients.empty())
+    return;
+  // What the pending message holds: the text once, a pointer per recipient.
+  backlog_bytes_ += line->size()
+      + message.recipients.size() * sizeof(std::shared_ptr<member>);
+  fanouts_.push_back(std::move(message));
+  if (!fanout_running_)
+  {
+    fanout_running_ = true;
+    boost::asio::post(executor_, [this] { run_fanout(); });
+  }
+}
+
+bool chat_room::pause_if_backlogged(member& talker)
+{
+  if (backlog_bytes_ <= backlog_limit)
+    return false;
+  paused_talkers_.push_back(talker.shared_member());
+  return true;
+}
+
+void chat_room::run_fanout()
+{
+  std::size_t delivered = 0;
+  while (delivered < fanout_batch && !fanouts_.empty())
+  {
+    fanout& front = fanouts_.front();
+    while (delivered < fanout_batch && front.next < front.recipients.size())
+    {
+      // Moved out: a recipient whose session has otherwise ended is destroyed here, and
+      // leaves the room then (which changes members_, never fanouts_).
+      const std::shared_ptr<member> m =
+          std::move(front.recipients[front.next++]);
+      ++delivered;
+      // A member that left since the message was said (its read failed, /quit, a full
+      // queue): its session is ending, and nothing more is sent to it.
+      if (m->joined_)
+        m->deliver(front.text);
+    }
+    if (front.next == front.recipients.size())
+    {
+      backlog_bytes_ -= front.text->size();
+      fanouts_.pop_front();
+    }
+  }
+  backlog_bytes_ -= delivered * sizeof(std::shared_ptr<member>);
+  if (backlog_bytes_ <= backlog_limit / 2)
+  {
+    std::vector<std::shared_ptr<member>> resumed;
+    resumed.swap(paused_talkers_);
+    for (const std::shared_ptr<member>& talker : resumed)
+      talker->resume_input();
+  }
+  if (fanouts_.empty())
+  {
+    fanout_running_ = false;
+    return;
+  }
+  boost::asio::post(
+      executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }
 
 std::string chat_room::who() const

@@ -1,11 +1,12 @@
 // The chat room, which knows nothing of WebSocket or of the stream type: members with unique
-// names, the last 100 messages, the broadcast, the server's counters and its /stats line.
-// The server runs one thread (io_context(1)), so nothing here is locked.
+// names, the last 100 messages, the broadcast and its fan-out, the server's counters and its
+// /stats line. The server runs one thread (io_context(1)), so nothing here is locked.
 #pragma once
 
 #include "options.hpp"
 
 #include <asio_wheel/wheel_options.hpp>
+#include <boost/asio/any_io_executor.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace websocket_chat {
 
@@ -31,6 +33,10 @@ public:
   // SIGINT/SIGTERM: "BYE server-shutdown" and a close, or, before the handshake is done, the
   // connection dropped.
   virtual void shutdown() = 0;
+  // The room's fan-out caught up with what this talker said: read again.
+  virtual void resume_input() = 0;
+  // The session that owns this member (a fan-out in progress keeps its recipients alive).
+  virtual std::shared_ptr<member> shared_member() = 0;
 
   const std::string& name() const { return name_; }
 
@@ -49,15 +55,30 @@ struct server_counters
   std::uint64_t closed_queue_full = 0;  // a client that did not read
 };
 
+// A message to 10,000 members is 10,000 websocket writes. Done in one handler, it would hold
+// the event loop for 150 to 200 ms, and every timer due meanwhile (Beast's pings and idle
+// closes) would wait behind it: the idle closes of scripts/demo --websocket at 10,000
+// connections came up to 230 ms late that way. So, as in the line chat (doc/example.md,
+// "Broadcast fan-out"), the fan-out delivers at most fanout_batch messages per turn of the
+// event loop and then queues itself behind whatever else is ready. Messages are fanned out
+// one after another, so every member sees them in the order they were sent, to the members
+// of the room when each was said and are still in it when its turn comes. A talker that
+// outruns the fan-out (pending messages holding more than backlog_limit bytes) is not read
+// until the room has caught up, so this queue is bounded like every other.
 class chat_room
 {
 public:
   static constexpr std::size_t history_limit = 100;
+  static constexpr std::size_t fanout_batch =
+      256;  // deliveries per turn of the event loop
+  // 1 MiB: about six messages to 10,000 members, or a thousand 1 KiB messages to one.
+  static constexpr std::size_t backlog_limit = std::size_t{1} << 20;
 
-  // @p websocket_timer: what websocket::stream's own timer is, for /stats ("wheel",
-  // "steady_timer" or "none"); @p wheel_stats: the wheel's counters (empty with --timers
-  // beast or off).
-  chat_room(const server_options& options, std::string websocket_timer,
+  // @p executor: the io_context's, where the fan-out runs; @p websocket_timer: what
+  // websocket::stream's own timer is, for /stats ("wheel", "steady_timer" or "none");
+  // @p wheel_stats: the wheel's counters (empty with --timers beast or off).
+  chat_room(boost::asio::any_io_executor executor,
+      const server_options& options, std::string websocket_timer,
       std::function<asio_wheel::wheel_stats()> wheel_stats);
 
   // Every session, from its construction to its end (for shutdown and --max-connections).
@@ -71,8 +92,11 @@ public:
   void leave(member& m);
   // "/nick NAME": the answer line.
   std::string rename(member& m, const std::string& name);
-  // "NAME: text" to every other member, kept in the history.
+  // "NAME: text" to every other member (as members are now), kept in the history.
   void broadcast(member& from, const std::string& text);
+  // True (and @p talker gets resume_input() later) while the fan-out's backlog is over its
+  // limit.
+  bool pause_if_backlogged(member& talker);
   // "WHO count=N name1 ..." (at most 100 names, sorted).
   std::string who() const;
   // "STATS key=value ...".
@@ -86,6 +110,15 @@ public:
   const server_options& options;
 
 private:
+  struct fanout
+  {
+    shared_text text;
+    std::vector<std::shared_ptr<member>> recipients;
+    std::size_t next = 0;
+  };
+  void run_fanout();
+
+  boost::asio::any_io_executor executor_;
   std::string websocket_timer_;
   std::function<asio_wheel::wheel_stats()> wheel_stats_;
   std::unordered_set<member*> sessions_;
@@ -93,6 +126,11 @@ private:
   std::deque<shared_text> history_;
   std::uint64_t next_guest_ = 1;
   bool stopping_ = false;
+  std::deque<fanout> fanouts_;  // messages being delivered, oldest first
+  std::size_t backlog_bytes_ =
+      0;  // texts plus recipient pointers held by fanouts_
+  bool fanout_running_ = false;  // a run_fanout() is posted or running
+  std::vector<std::shared_ptr<member>> paused_talkers_;
 };
 
 }  // namespace websocket_chat

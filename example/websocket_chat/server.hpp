@@ -60,7 +60,8 @@ public:
   chat_server(net::io_context& io, const server_options& options,
       std::function<asio_wheel::wheel_stats()> wheel_stats)
     : io_(io), options_(options),
-      room_(options_, websocket_timer_kind(options), std::move(wheel_stats)),
+      room_(io.get_executor(), options_, websocket_timer_kind(options),
+          std::move(wheel_stats)),
       acceptor_(io), signals_(io, SIGINT, SIGTERM)
   {}
 

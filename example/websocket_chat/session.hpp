@@ -100,6 +100,13 @@ public:
     say_bye_and_close("BYE server-shutdown");
   }
 
+  void resume_input() override { do_read(); }
+
+  std::shared_ptr<member> shared_member() override
+  {
+    return this->shared_from_this();
+  }
+
 private:
   void on_accept(error_code ec)
   {
@@ -124,8 +131,9 @@ private:
     do_read();
   }
 
-  // One read at a time, always one pending until the connection ends: Beast's timeouts and
-  // the answers to pings (and to a close frame) work inside a read.
+  // One read at a time, always one pending until the connection ends (but while the room
+  // pauses a talker): Beast's timeouts and the answers to pings (and to a close frame) work
+  // inside a read.
   void do_read()
   {
     ws_.async_read(buffer_,
@@ -145,17 +153,24 @@ private:
     }
     std::string text = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
+    bool said = false;
     if (!closing_)
     {
       if (ws_.got_text())
-        handle(text);
+        said = handle(text);
       else
         send("ERR binary-not-supported");
     }
+    // Flow control: while the room is far behind delivering what was said, this talker is
+    // not read (and Beast's timeouts, which run inside a read, wait too); the room calls
+    // resume_input() when it has caught up.
+    if (said && room_.pause_if_backlogged(*this))
+      return;
     do_read();
   }
 
-  void handle(const std::string& text)
+  // Returns true when @p text was said to the room.
+  bool handle(const std::string& text)
   {
     if (text.empty() || text == "PING")
       send("PONG");
@@ -170,7 +185,11 @@ private:
     else if (text[0] == '/')
       send("ERR unknown-command " + text.substr(0, text.find(' ')));
     else
+    {
       room_.broadcast(*this, text);
+      return true;
+    }
+    return false;
   }
 
   void send(std::string text)
