@@ -131,8 +131,8 @@ void chat_room::run_fanout()
       const std::shared_ptr<member> m =
           std::move(front.recipients[front.next++]);
       ++delivered;
-      // A member that left since the message was said (its read failed, /quit, a full
-      // queue): its session is ending, and nothing more is sent to it.
+      // A member that left since the message was said (its read failed, /quit, the
+      // server's shutdown): its session is ending, and nothing more is sent to it.
       if (m->joined_)
         m->deliver(front.text);
     }

@@ -61,8 +61,8 @@ struct server_counters
 // connections came up to 230 ms late that way. So, as in the line chat (doc/example.md,
 // "Broadcast fan-out"), the fan-out delivers at most fanout_batch messages per turn of the
 // event loop and then queues itself behind whatever else is ready. Messages are fanned out
-// one after another, so every member sees them in the order they were sent, to the members
-// of the room when each was said and are still in it when its turn comes. A talker that
+// one after another, so every member sees them in the order they were sent; each goes to
+// those who were members when it was said and still are when their turn comes. A talker that
 // outruns the fan-out (pending messages holding more than backlog_limit bytes) is not read
 // until the room has caught up, so this queue is bounded like every other.
 class chat_room

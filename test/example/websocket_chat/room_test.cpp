@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-namespace {
+// Named, not anonymous: the test cases derive from room_fixture (GCC's -Wsubobject-linkage).
+namespace room_test {
 
 using websocket_chat::chat_room;
 using websocket_chat::shared_text;
@@ -78,9 +79,12 @@ struct room_fixture
   }
 };
 
-}  // namespace
+}  // namespace room_test
 
-BOOST_FIXTURE_TEST_SUITE(fanout, room_fixture)
+using room_test::recording_member;
+using websocket_chat::chat_room;
+
+BOOST_FIXTURE_TEST_SUITE(fanout, room_test::room_fixture)
 
 BOOST_AUTO_TEST_CASE(a_broadcast_yields_to_other_handlers_every_batch)
 {
