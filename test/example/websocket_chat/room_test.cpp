@@ -54,7 +54,7 @@ public:
 
 private:
   chat_room& room_;
-  std::size_t& deliveries_;  // every member's, in the order the room made them
+  std::size_t& deliveries_;  // counts every member's deliveries
 };
 
 struct room_fixture
