@@ -42,11 +42,8 @@ inline typename TimeTraits::time_type add_saturated(
     // Only a positive d goes past max, only a negative one past min.
     return d.count() > 0 ? (time_type::max)() : (time_type::min)();
   }
-  else
-    return TimeTraits::add(t, d);
-#else
-  return TimeTraits::add(t, d);
 #endif
+  return TimeTraits::add(t, d);
 }
 
 }  // namespace detail
