@@ -31,6 +31,8 @@
 #   ASIO_WHEEL_TEST_SPAWN_LIBRARIES       the library files yield_context (asio::spawn) links in
 #                                         the tests; empty: Boost.Context, and Boost.Coroutine
 #                                         where that Asio's spawn runs on it, from find_package
+#   ASIO_WHEEL_TEST_HEADERS_ALONE         build asio_wheel_headers_alone (test/headers): every
+#                                         header compiles alone; ON but in the sanitizer builds
 
 option(ASIO_WHEEL_MATRIX_LEG
   "Build only a leg of scripts/matrix: the library, the conformance, service and model tests, idle_timeouts (and, given a Beast tree, the Beast and HTTP tests)" OFF)
@@ -47,6 +49,8 @@ option(ASIO_WHEEL_TEST_RUNNER_FROM_HEADERS
   "Compile the tests' Boost.Test runner from Boost's headers instead of linking unit_test_framework" OFF)
 set(ASIO_WHEEL_TEST_SPAWN_LIBRARIES "" CACHE STRING
   "The library files yield_context links in the tests (empty: Boost.Context and, where Asio's spawn needs it, Boost.Coroutine from find_package)")
+option(ASIO_WHEEL_TEST_HEADERS_ALONE
+  "Build asio_wheel_headers_alone (test/headers): every header of include/ compiles alone" ON)
 set(ASIO_WHEEL_TEST_FLAVOUR boost CACHE STRING
   "The library the tests and examples link: boost (asio_wheel) or standalone (asio_wheel_standalone)")
 set_property(CACHE ASIO_WHEEL_TEST_FLAVOUR PROPERTY STRINGS boost standalone)
@@ -166,6 +170,12 @@ macro(asio_wheel_apply_test_settings)
   # they use (per-operation cancellation and with it cancel_after came with 1.19, asio::spawn
   # moved from Boost.Coroutine to Boost.Context in 1.23; include/asio_wheel/detail/config.hpp).
   string(REGEX MATCH "^[0-9.]+" asio_wheel_test_asio_version "${asio_wheel_test_asio_version}")
+  # clang with GCC's standard library gets no co_await from an Asio older than 1.26, which
+  # looks for <experimental/coroutine>; the tests use coroutines, so Asio's switch is set as a
+  # clang user of those releases would (test/clang_co_await.hpp, C++20 sources only).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND asio_wheel_test_asio_version VERSION_LESS 1.26)
+    add_compile_options(-include ${PROJECT_SOURCE_DIR}/test/clang_co_await.hpp)
+  endif()
   if(asio_wheel_beast_version)
     set(asio_wheel_core_note "")
     if(ASIO_WHEEL_BOOST_CORE_INCLUDE_DIR)
