@@ -121,7 +121,7 @@ namespace detail {
 /// The FIFO of a timer's pending waits, as its operations see the timer.
 struct timer_waits
 {
-  wait_op_queue waits;
+  timer_wait_list waits;
 };
 
 /// The expiry, its extension and its tolerance, first in the timer's

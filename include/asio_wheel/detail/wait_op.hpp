@@ -14,6 +14,9 @@
 #include <asio_wheel/detail/asio_operation.hpp>
 #include <asio_wheel/detail/op_memory.hpp>
 
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
@@ -87,6 +90,166 @@ inline void wait_op_base::decided() noexcept
 }
 
 using wait_op_queue = op_queue<wait_op_base>;
+
+/// The pending waits of one timer, oldest first, in one word. Every timer
+/// carries one, and most have no wait or one: a second pointer, the back of
+/// Asio's op_queue, would cost 8 bytes on each of them. Empty: 0. One wait:
+/// its address, and the wait itself is never read (the lone wait's abort, a
+/// re-arm's hot path, stays within the timer). More: the newest wait's
+/// address with the low bit set, the waits linked in a ring through their
+/// next pointers (newest, oldest, ..., newest), so that push at the back and
+/// pop at the front stay O(1).
+class timer_wait_list
+{
+public:
+  timer_wait_list() noexcept = default;
+  timer_wait_list(const timer_wait_list&) = delete;
+  timer_wait_list& operator=(const timer_wait_list&) = delete;
+
+  bool empty() const noexcept { return word_ == 0; }
+
+  /// Exactly one wait.
+  bool lone() const noexcept { return word_ != 0 && !ring(); }
+
+  /// The oldest wait, or null; read from the list alone when lone().
+  wait_op_base* front() const noexcept
+  {
+    return ring() ? next(newest()) : op_of(word_);
+  }
+
+  /// Appends @p op, which is in no list.
+  void push(wait_op_base* op) noexcept
+  {
+    if (word_ == 0)
+    {
+      link(op, nullptr);
+      word_ = word_of(op);
+      return;
+    }
+    wait_op_base* last = newest();
+    link(op, ring() ? next(last) : last);
+    link(last, op);
+    word_ = word_of(op) | ring_bit;
+  }
+
+  /// Removes the oldest wait; the list is not empty.
+  void pop() noexcept
+  {
+    if (!ring())
+    {
+      word_ = 0;
+      return;
+    }
+    wait_op_base* last = newest();
+    wait_op_base* first = next(last);
+    wait_op_base* second = next(first);
+    link(first, nullptr);
+    if (second == last)
+      become_lone(last);
+    else
+      link(last, second);
+  }
+
+  /// Removes @p op, which is in the list, keeping the others' order.
+  void remove(wait_op_base* op) noexcept
+  {
+    if (!ring())
+    {
+      word_ = 0;
+      return;
+    }
+    wait_op_base* last = newest();
+    wait_op_base* before = last;
+    while (next(before) != op)
+      before = next(before);
+    wait_op_base* after = next(op);
+    link(op, nullptr);
+    if (after == before)
+      become_lone(before);  // two waits: the other one stays
+    else
+    {
+      link(before, after);
+      if (op == last)
+        word_ = word_of(before) | ring_bit;
+    }
+  }
+
+  /// Forgets every wait without reading any (for the lone one: abort_waits).
+  void clear() noexcept { word_ = 0; }
+
+  /// Takes all of @p other's waits; this list is empty.
+  void take(timer_wait_list& other) noexcept
+  {
+    assert(word_ == 0);
+    word_ = other.word_;
+    other.word_ = 0;
+  }
+
+  /// The number of waits; a lone one is counted without reading it.
+  std::size_t size() const noexcept
+  {
+    if (!ring())
+      return word_ == 0 ? 0 : 1;
+    std::size_t n = 1;
+    wait_op_base* last = newest();
+    for (wait_op_base* op = next(last); op != last; op = next(op))
+      ++n;
+    return n;
+  }
+
+  /// Calls @p f with each wait, oldest first; @p f leaves the list alone.
+  template <typename F>
+  void for_each(F f) const
+  {
+    if (!ring())
+    {
+      if (word_ != 0)
+        f(op_of(word_));
+      return;
+    }
+    wait_op_base* last = newest();
+    wait_op_base* op = next(last);
+    for (;;)
+    {
+      f(op);
+      if (op == last)
+        return;
+      op = next(op);
+    }
+  }
+
+private:
+  static constexpr std::uintptr_t ring_bit = 1;
+  static_assert(alignof(wait_op_base) > ring_bit,
+      "a wait's address leaves the ring bit free");
+
+  bool ring() const noexcept { return (word_ & ring_bit) != 0; }
+  wait_op_base* newest() const noexcept { return op_of(word_ & ~ring_bit); }
+  void become_lone(wait_op_base* op) noexcept
+  {
+    link(op, nullptr);
+    word_ = word_of(op);
+  }
+
+  static wait_op_base* op_of(std::uintptr_t word) noexcept
+  {
+    return reinterpret_cast<wait_op_base*>(word);
+  }
+  static std::uintptr_t word_of(wait_op_base* op) noexcept
+  {
+    return reinterpret_cast<std::uintptr_t>(op);
+  }
+  static wait_op_base* next(wait_op_base* op) noexcept
+  {
+    return op_queue_access::next(op);
+  }
+  static void link(wait_op_base* op, wait_op_base* to) noexcept
+  {
+    op_queue_access::next(op, to);
+  }
+
+  std::uintptr_t word_ = 0;
+};
 
 template <typename Handler, typename IoExecutor>
 class wait_op : public wait_op_base

@@ -51,19 +51,14 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
     implementation_type& impl, slice_request& request, std::size_t max_aborted)
 {
   std::size_t n = 0;
-  if (max_aborted != 0)
+  if (max_aborted != 0 && impl.waits.lone())
   {
-    detail::wait_op_base*& front = detail::op_queue_access::front(impl.waits);
-    detail::wait_op_base*& back = detail::op_queue_access::back(impl.waits);
-    if (front && front == back)
-    {
-      // The usual lone wait (a re-arm on every message): unqueued from
-      // the FIFO's ends alone, its operation untouched (see defer_abort),
-      // not even read: the marking tells its owner, if it has a hook.
-      slices_.defer_abort(request, front);
-      front = back = nullptr;
-      n = 1;
-    }
+    // The usual lone wait (a re-arm on every message): unqueued from the
+    // timer alone, its operation untouched (see defer_abort), not even
+    // read: the marking tells its owner, if it has a hook.
+    slices_.defer_abort(request, impl.waits.front());
+    impl.waits.clear();
+    n = 1;
   }
   while (n < max_aborted)
   {
@@ -99,14 +94,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::cancel_wait(
     detail::timer_waits* timer = target->timer;
     if (!timer)
       return;  // already expired or aborted
-    detail::wait_op_queue others;
-    while (detail::wait_op_base* op = timer->waits.front())
-    {
-      timer->waits.pop();
-      if (op != target)
-        others.push(op);
-    }
-    timer->waits.push(others);
+    timer->waits.remove(target);
     target->timer = nullptr;
     target->set_aborted();
     target->decided();

@@ -87,7 +87,7 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::move_expiry(
     const bool less_tolerance = set_context_slack(impl, t, now);
     if (impl.waits.empty())
       return 0;
-    moved = detail::completion_slices::count(impl.waits);
+    moved = impl.waits.size();
     // Later, with no less tolerance: the due tick can only be later too,
     // so filed_tick stays <= it and the entry is re-filed lazily. Unless an
     // extension moved earlier after the walk had filed the entry for a

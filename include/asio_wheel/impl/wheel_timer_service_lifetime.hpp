@@ -88,10 +88,8 @@ inline void wheel_timer_service<Clock, WaitTraits>::take_over(
   other.set_expiry(time_point());  // as if constructed from its executor
   impl.slack = other.slack;
   other.slack = detail::timer_slack();
-  impl.waits.push(other.waits);
-  for (detail::wait_op_base* op = impl.waits.front(); op;
-       op = detail::op_queue_access::next(op))
-    op->timer = &impl;
+  impl.waits.take(other.waits);
+  impl.waits.for_each([&impl](detail::wait_op_base* op) { op->timer = &impl; });
   if (other.in_wheel())
     impl.take_place_of(other);
 }
