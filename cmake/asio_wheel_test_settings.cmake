@@ -32,7 +32,8 @@
 #                                         the tests; empty: Boost.Context, and Boost.Coroutine
 #                                         where that Asio's spawn runs on it, from find_package
 #   ASIO_WHEEL_TEST_HEADERS_ALONE         build asio_wheel_headers_alone (test/headers): every
-#                                         header compiles alone; ON but in the sanitizer builds
+#                                         header compiles alone; ON but in the ASan+UBSan build
+#                                         of scripts/sanitize
 
 option(ASIO_WHEEL_MATRIX_LEG
   "Build only a leg of scripts/matrix: the library, the conformance, service and model tests, idle_timeouts (and, given a Beast tree, the Beast and HTTP tests)" OFF)
