@@ -122,8 +122,7 @@ public:
   {
     if (word_ == 0)
     {
-      link(op, nullptr);
-      word_ = word_of(op);
+      become_lone(op);
       return;
     }
     wait_op_base* last = newest();
@@ -188,12 +187,8 @@ public:
   /// The number of waits; a lone one is counted without reading it.
   std::size_t size() const noexcept
   {
-    if (!ring())
-      return word_ == 0 ? 0 : 1;
-    std::size_t n = 1;
-    wait_op_base* last = newest();
-    for (wait_op_base* op = next(last); op != last; op = next(op))
-      ++n;
+    std::size_t n = 0;
+    for_each([&n](wait_op_base*) noexcept { ++n; });
     return n;
   }
 
