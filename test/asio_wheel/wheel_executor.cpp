@@ -116,9 +116,106 @@ asio::basic_socket_acceptor<asio::ip::tcp, Executor> loopback_acceptor(
   return acceptor;
 }
 
+// A standard executor that counts its copies and moves, whose require(blocking.never) and
+// prefer(outstanding_work.tracked) return a new executor, as any_io_executor's do.
+class counting_executor
+{
+public:
+  struct counts
+  {
+    int copies = 0;
+    int moves = 0;
+  };
+
+  counting_executor(asio::io_context& io, counts& c) noexcept
+    : io_(&io), counts_(&c)
+  {}
+  counting_executor(const counting_executor& other) noexcept
+    : io_(other.io_), counts_(other.counts_)
+  {
+    ++counts_->copies;
+  }
+  counting_executor(counting_executor&& other) noexcept
+    : io_(other.io_), counts_(other.counts_)
+  {
+    ++counts_->moves;
+  }
+  counting_executor& operator=(const counting_executor& other) noexcept
+  {
+    io_ = other.io_;
+    counts_ = other.counts_;
+    ++counts_->copies;
+    return *this;
+  }
+  counting_executor& operator=(counting_executor&& other) noexcept
+  {
+    io_ = other.io_;
+    counts_ = other.counts_;
+    ++counts_->moves;
+    return *this;
+  }
+
+  asio::execution_context& query(asio::execution::context_t) const noexcept
+  {
+    return *io_;
+  }
+  counting_executor require(asio::execution::blocking_t::never_t) const noexcept
+  {
+    return counting_executor(*io_, *counts_);
+  }
+  counting_executor prefer(
+      asio::execution::outstanding_work_t::tracked_t) const noexcept
+  {
+    return counting_executor(*io_, *counts_);
+  }
+
+  template <class F>
+  void execute(F&& f) const
+  {
+    asio::post(*io_, std::forward<F>(f));
+  }
+
+  bool operator==(const counting_executor& other) const noexcept
+  {
+    return io_ == other.io_;
+  }
+  bool operator!=(const counting_executor& other) const noexcept
+  {
+    return io_ != other.io_;
+  }
+
+private:
+  asio::io_context* io_;
+  counts* counts_;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(wheel_executor)
+
+// What require and prefer return is built in place inside the wrapper: with any_io_executor a
+// copy or a move is a polymorphic call (Beast's operations prefer outstanding_work.tracked on
+// every read and write).
+BOOST_AUTO_TEST_CASE(require_and_prefer_build_their_result_in_place)
+{
+  asio::io_context io;
+  counting_executor::counts counts;
+  const asio_wheel::wheel_executor<counting_executor> ex(
+      counting_executor(io, counts));
+  counts = {};
+
+  auto never = asio::require(ex, asio::execution::blocking.never);
+  static_assert(asio_wheel::detail::is_wheel_executor<decltype(never)>::value);
+  BOOST_TEST(counts.copies == 0);
+  BOOST_TEST(counts.moves == 0);
+
+  auto tracked = asio::prefer(ex, asio::execution::outstanding_work.tracked);
+  static_assert(
+      asio_wheel::detail::is_wheel_executor<decltype(tracked)>::value);
+  BOOST_TEST(counts.copies == 0);
+  BOOST_TEST(counts.moves == 0);
+  BOOST_TEST((tracked == ex));
+}
 
 BOOST_AUTO_TEST_CASE(is_an_executor_of_its_inner_executors_models)
 {

@@ -16,12 +16,16 @@
 # 100000) arriving over the connect phase, 256 handshakes at a time (so that their idle
 # timers are spread over it; none expires in the window: the first ping is due after
 # 150 s), W11_ACTIVE_PERCENT of them
-# (default 5) sending a message a second (a PING the server answers with a PONG, at a random
+# (default 20; with 5 the 10k server's CPU per message moved by a quarter from run to run,
+# its rounds' ratios 0.72 to 1.28, with 20 by 6 %, 0.92 to 1.06) sending a message a second (a PING the server answers with a PONG, at a random
 # phase of the second), the rest silent. The routed timer's use is known only from the
 # server: its /stats (the client's last line) must say websocket_timer=wheel with at least N
 # waits pending in the wheel, else the "wheel" way is not routed and its verdicts are n/a.
 #
-# 1. CPU and memory: W11_ROUNDS rounds (default 3) of each way in turn, each a fresh server:
+# 1. CPU and memory: a warm-up run of the first way (round 0, not counted: the first run
+#    after the machine has idled came out 1.19 and 1.26 of the next way's in two series whose
+#    later rounds gave 0.91 to 0.99), then W11_ROUNDS rounds (default 3) of each way in turn,
+#    the ways taking turns in first place round by round, each run a fresh server:
 #    a warm-up client of one connection, the server's VmRSS; the load client connects the N
 #    and prints "ready"; VmRSS again (bytes per connection = the delta / N, the connections
 #    all but the active share idle) and the server's CPU time (/proc/PID/task/*/schedstat,
@@ -61,7 +65,7 @@
 build_dir=$1
 out_dir=$2
 connections=${W11_CONNECTIONS:-10000 100000}
-active_percent=${W11_ACTIVE_PERCENT:-5}
+active_percent=${W11_ACTIVE_PERCENT:-20}
 seconds=${W11_SECONDS:-10}
 rounds=${W11_ROUNDS:-3}
 cg_seconds=${W11_CG_SECONDS:-5}
@@ -204,38 +208,60 @@ for n in $skipped; do
 done
 say ""
 say "CPU and memory: N connections, $active_percent % of them a message a second for ${seconds} s; one line per run"
+say "(round 0: a warm-up run, not counted: the first run after the machine has idled came out 1.19 and"
+say " 1.26 of the next way's in two series whose later rounds gave 0.91 to 0.99; the ways then take turns"
+say " in first place, round by round)"
 say "N       round way            connect_s messages  cpu_s   cpu_us/msg  rss_base_KiB rss_loaded_KiB bytes/conn websocket_timer pending_waits"
+# measure_run WAY N ROUND: one server and load client; prints its line and, for a round above
+# 0, records it.
+measure_run() {
+  way=$1
+  start_server $way "$2"
+  baseline=$(rss_kib)
+  start_client "$2" "$active" "$seconds"
+  wait_for '^ready' "$tmp/client.out" 300 "$way N=$2"
+  loaded=$(rss_kib)
+  before=$(cpu_ns)
+  echo go >&3
+  wait_for '^done' "$tmp/client.out" $((seconds + 60)) "$way N=$2"
+  after=$(cpu_ns)
+  messages=$(messages_of)
+  # How long the connections took to arrive (the client's handshakes, 256 at a time).
+  connect_s=$(sed -n 's/^connected [0-9]* in \([0-9.]*\) ms$/\1/p' "$tmp/client.out" | awk '{ printf "%.1f", $1 / 1000 }')
+  finish_client $way "$2"
+  stop_server
+  [ "${messages:-0}" -gt 0 ] || { echo "$0: $way N=$2: no message" >&2; exit 1; }
+  us=$(awk -v t=$((after - before)) -v m="$messages" 'BEGIN { printf "%.3f", t / 1e3 / m }')
+  cpu_s=$(awk -v t=$((after - before)) 'BEGIN { printf "%.3f", t / 1e9 }')
+  bytes=$(awk -v b="$baseline" -v l="$loaded" -v c="$2" 'BEGIN { printf "%.0f", (l - b) * 1024 / c }')
+  say "$(printf '%-7s %-5s %-14s %-9s %-9s %-7s %-11s %-12s %-14s %-10s %-15s %s' "$2" "$3" $way "$connect_s" "$messages" "$cpu_s" "$us" \
+    "$baseline" "$loaded" "$bytes" "$websocket_timer" "${pending_waits:--}")"
+  [ "$3" -gt 0 ] || return 0
+  record $way "$2" cpu_us_per_message "$us" "$3"
+  record $way "$2" bytes_per_connection "$bytes" "$3"
+  record $way "$2" connect_seconds "$connect_s" "$3"
+  printf '%s %s %s %s %s\n' "$2" "$3" $way "$us" "$bytes" >> "$tmp/runs"
+  [ $way != wheel ] || printf '%s %s\n' "$2" "$websocket_timer" >> "$tmp/routed"
+}
+# rotated K WAYS...: the ways, starting from the K-th (0-based, modulo their number).
+rotated() {
+  k=$1
+  shift
+  k=$((k % $#))
+  i=0
+  for w in "$@"; do [ $i -lt $k ] || printf '%s ' "$w"; i=$((i + 1)); done
+  i=0
+  for w in "$@"; do [ $i -ge $k ] || printf '%s ' "$w"; i=$((i + 1)); done
+}
 for n in $connections; do
   active=$((n * active_percent / 100))
   [ $active -gt 0 ] || active=1
+  [ "$rounds" -eq 0 ] || measure_run "${ways%% *}" "$n" 0
   round=1
   while [ $round -le "$rounds" ]; do
-    for way in $ways; do
-      start_server $way "$n"
-      baseline=$(rss_kib)
-      start_client "$n" $active "$seconds"
-      wait_for '^ready' "$tmp/client.out" 300 "$way N=$n"
-      loaded=$(rss_kib)
-      before=$(cpu_ns)
-      echo go >&3
-      wait_for '^done' "$tmp/client.out" $((seconds + 60)) "$way N=$n"
-      after=$(cpu_ns)
-      messages=$(messages_of)
-      # How long the connections took to arrive (the client's handshakes, 256 at a time).
-      connect_s=$(sed -n 's/^connected [0-9]* in \([0-9.]*\) ms$/\1/p' "$tmp/client.out" | awk '{ printf "%.1f", $1 / 1000 }')
-      finish_client $way "$n"
-      stop_server
-      [ "${messages:-0}" -gt 0 ] || { echo "$0: $way N=$n: no message" >&2; exit 1; }
-      us=$(awk -v t=$((after - before)) -v m="$messages" 'BEGIN { printf "%.3f", t / 1e3 / m }')
-      cpu_s=$(awk -v t=$((after - before)) 'BEGIN { printf "%.3f", t / 1e9 }')
-      bytes=$(awk -v b="$baseline" -v l="$loaded" -v c="$n" 'BEGIN { printf "%.0f", (l - b) * 1024 / c }')
-      say "$(printf '%-7s %-5s %-14s %-9s %-9s %-7s %-11s %-12s %-14s %-10s %-15s %s' "$n" $round $way "$connect_s" "$messages" "$cpu_s" "$us" \
-        "$baseline" "$loaded" "$bytes" "$websocket_timer" "${pending_waits:--}")"
-      record $way "$n" cpu_us_per_message "$us" $round
-      record $way "$n" bytes_per_connection "$bytes" $round
-      record $way "$n" connect_seconds "$connect_s" $round
-      printf '%s %s %s %s %s\n' "$n" $round $way "$us" "$bytes" >> "$tmp/runs"
-      [ $way != wheel ] || printf '%s %s\n' "$n" "$websocket_timer" >> "$tmp/routed"
+    # shellcheck disable=SC2086
+    for way in $(rotated $((round - 1)) $ways); do
+      measure_run $way "$n" $round
     done
     round=$((round + 1))
   done
@@ -306,6 +332,7 @@ budget() { # what measured limit [routed]
     "$1" "$measured" "$3" "$v" "$smoke" >> "$records"
   printf '| %s | %s | %s | %s |\n' "$v" "$1" "$2" "$3" >> "$tmp/budgets.md"
 }
+three_places() { awk '{ if ($1 == "-") print "-"; else printf "%.3f\n", $1 }'; }
 diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-") print "-"; else print a - b }'; }
 {
   echo "#### W11 WebSocket chat server (Beast $beast_version; medians of $rounds rounds of ${seconds} s; $active_percent % of the connections chatting)"
@@ -320,9 +347,10 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" 
       bytes=$(med "$n" $way 5)
       record $way "$n" cpu_us_per_message_median "$cpu"
       record $way "$n" bytes_per_connection_median "$bytes"
-      printf '| %s | %s | %.3f | %.3f (%s) | %.3f (%s) | %.0f | %.0f |\n' "$n" $way "$cpu" \
-        "$(round_ratios "$tmp/runs" "$n" $way beast | median)" "$(round_ratios "$tmp/runs" "$n" $way beast | range)" \
-        "$(round_ratios "$tmp/runs" "$n" $way off | median)" "$(round_ratios "$tmp/runs" "$n" $way off | range)" \
+      # %s for the ratios and the difference: "-" where W11_WAYS left out beast or off.
+      printf '| %s | %s | %.3f | %s (%s) | %s (%s) | %.0f | %s |\n' "$n" $way "$cpu" \
+        "$(round_ratios "$tmp/runs" "$n" $way beast | median | three_places)" "$(round_ratios "$tmp/runs" "$n" $way beast | range)" \
+        "$(round_ratios "$tmp/runs" "$n" $way off | median | three_places)" "$(round_ratios "$tmp/runs" "$n" $way off | range)" \
         "$bytes" "$(diff_of "$bytes" "$off_bytes")"
     done
   done
