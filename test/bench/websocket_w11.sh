@@ -15,16 +15,16 @@
 # loaded by websocket_chat_load --hold: N connections (W11_CONNECTIONS, default 10000 and
 # 100000) arriving over the connect phase, 256 handshakes at a time (so that their idle
 # timers are spread over it; none expires in the window: the first ping is due after
-# 150 s), W11_ACTIVE_PERCENT of them
-# (default 20; with 5 the 10k server's CPU per message moved by a quarter from run to run,
-# its rounds' ratios 0.72 to 1.28, with 20 by 6 %, 0.92 to 1.06) sending a message a second (a PING the server answers with a PONG, at a random
-# phase of the second), the rest silent. The routed timer's use is known only from the
+# 150 s), W11_ACTIVE_PERCENT of them (default 20: with 5 the 10k server's CPU per message
+# moved by up to a quarter from run to run, its rounds' ratios 0.72 to 1.28; with 20, 0.92 to
+# 1.06) sending a message a second (a PING the server answers with a PONG, at a random phase
+# of the second), the rest silent. The routed timer's use is known only from the
 # server: its /stats (the client's last line) must say websocket_timer=wheel with at least N
 # waits pending in the wheel, else the "wheel" way is not routed and its verdicts are n/a.
 #
-# 1. CPU and memory: a warm-up run of the first way (round 0, not counted: the first run
-#    after the machine has idled came out 1.19 and 1.26 of the next way's in two series whose
-#    later rounds gave 0.91 to 0.99), then W11_ROUNDS rounds (default 3) of each way in turn,
+# 1. CPU and memory: a warm-up run of the first way (round 0, not counted: the first run of
+#    a series came out 1.19 and 1.26 of the next way's in two series whose other rounds gave
+#    0.91 to 0.99 and 0.97 to 1.15), then W11_ROUNDS rounds (default 3) of each way in turn,
 #    the ways taking turns in first place round by round, each run a fresh server:
 #    a warm-up client of one connection, the server's VmRSS; the load client connects the N
 #    and prints "ready"; VmRSS again (bytes per connection = the delta / N, the connections
@@ -208,9 +208,7 @@ for n in $skipped; do
 done
 say ""
 say "CPU and memory: N connections, $active_percent % of them a message a second for ${seconds} s; one line per run"
-say "(round 0: a warm-up run, not counted: the first run after the machine has idled came out 1.19 and"
-say " 1.26 of the next way's in two series whose later rounds gave 0.91 to 0.99; the ways then take turns"
-say " in first place, round by round)"
+say "(round 0: a warm-up run, not counted; then the ways take turns in first place, round by round)"
 say "N       round way            connect_s messages  cpu_s   cpu_us/msg  rss_base_KiB rss_loaded_KiB bytes/conn websocket_timer pending_waits"
 # measure_run WAY N ROUND: one server and load client; prints its line and, for a round above
 # 0, records it.
