@@ -267,9 +267,7 @@ public:
           detail::rewrapped_t<
               typename asio::require_result<const Executor&, Property>::type>>
   {
-    return rewrap<detail::rewrapped_t<
-        typename asio::require_result<const Executor&, Property>::type>>(
-        [&] { return asio::require(inner_, p); });
+    return rewrap([&]() -> decltype(auto) { return asio::require(inner_, p); });
   }
 
   /// The inner executor with the property preferred, wrapped again.
@@ -281,9 +279,7 @@ public:
           detail::rewrapped_t<
               typename asio::prefer_result<const Executor&, Property>::type>>
   {
-    return rewrap<detail::rewrapped_t<
-        typename asio::prefer_result<const Executor&, Property>::type>>(
-        [&] { return asio::prefer(inner_, p); });
+    return rewrap([&]() -> decltype(auto) { return asio::prefer(inner_, p); });
   }
 
 private:
@@ -301,13 +297,14 @@ private:
   wheel_executor(detail::built_in_place, Make&& make) : inner_(make())
   {}
 
-  /// @p make's result, wrapped in Result built in place where Result is a
-  /// wheel_executor (require's and prefer's results that are executors).
-  template <typename Result, typename Make>
-  static Result rewrap(Make&& make)
+  /// @p make's result (what the inner require or prefer returns, a reference
+  /// kept a reference), wrapped where it is an executor, built in place.
+  template <typename Make>
+  static detail::rewrapped_t<std::invoke_result_t<Make&>> rewrap(Make&& make)
   {
-    if constexpr (detail::is_wheel_executor<Result>::value)
-      return Result(detail::built_in_place(), make);
+    using result = detail::rewrapped_t<std::invoke_result_t<Make&>>;
+    if constexpr (detail::is_wheel_executor<result>::value)
+      return result(detail::built_in_place(), make);
     else
       return make();
   }
