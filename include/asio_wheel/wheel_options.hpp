@@ -179,6 +179,14 @@ struct wheel_stats
   /// average batch.
   std::uint64_t sliced_completions = 0;
 
+  /// Aborted waits whose handler went to the scheduler by itself, as Asio's
+  /// cancel posts it, instead of through a slice: a timer's lone wait
+  /// aborted (expires_after or cancel: the idle-timeout re-arm) inside a
+  /// handler of a context one thread runs, when nothing else was queued and
+  /// slices were not batching (see doc/design.md, "Completion and
+  /// fairness"). Every handler the service runs is sliced or posted.
+  std::uint64_t posted_completions = 0;
+
   /// The largest lateness observed when the wheel found a wait due: that
   /// time minus the wait's expiry (at most a tick plus the loop's delay in
   /// running the drive timer). The handler itself may run later still when

@@ -1090,9 +1090,15 @@ private:
     expect("waits_expired", s.waits_expired, summary_.waits_succeeded);
     expect("waits_cancelled", s.waits_cancelled, summary_.waits_aborted);
     // Every handler is called by a slice (one thread or several), none larger than the
-    // budget; several threads: no handler twice, so no more than the waits completed.
-    expect("sliced_completions", s.sliced_completions,
+    // budget, or posted by itself (an aborted lone wait with nothing queued); never
+    // twice, so no more than the waits completed.
+    expect("sliced_completions + posted_completions",
+        s.sliced_completions + s.posted_completions,
         summary_.waits_succeeded + summary_.waits_aborted);
+    if (s.posted_completions > summary_.waits_aborted)
+      fail("posted_not_aborted",
+          std::to_string(s.posted_completions) + " posted by themselves, "
+              + std::to_string(summary_.waits_aborted) + " aborted");
     if (s.sliced_completions > s.slices * config_.max_completions_per_slice
         && !config_.single_thread_hint)
       fail("slice_too_large",

@@ -2,7 +2,8 @@
 // asio_wheel/detail/asio_scheduler.hpp
 //
 // The scheduler and reactor hooks: how the service reaches the io_context's
-// scheduler (to post completions and count work), the reactor's timer queue
+// scheduler (to post completions and count work, and the posts of the
+// handler the calling thread runs), the reactor's timer queue
 // (where the one drive timer lives), and how many threads the context was
 // configured for. These are the Asio internals that differ between versions;
 // the version gates come from config.hpp and are used here and nowhere else.
@@ -40,6 +41,7 @@
 #define ASIO_WHEEL_DETAIL_ASIO_SCHEDULER_HPP
 
 #include <asio_wheel/detail/asio_forward.hpp>
+#include <asio_wheel/detail/asio_operation.hpp>
 
 #include <cstdlib>
 
@@ -48,7 +50,10 @@
 # if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
 #  include <asio/detail/win_iocp_io_context.hpp>
 # else
+#  include <asio/detail/call_stack.hpp>
 #  include <asio/detail/scheduler.hpp>
+#  include <asio/detail/scheduler_thread_info.hpp>
+#  include <asio/detail/thread_context.hpp>
 # endif
 # include <asio/detail/timer_queue.hpp>
 # include <asio/detail/timer_scheduler.hpp>
@@ -63,7 +68,10 @@
 # if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
 #  include <boost/asio/detail/win_iocp_io_context.hpp>
 # else
+#  include <boost/asio/detail/call_stack.hpp>
 #  include <boost/asio/detail/scheduler.hpp>
+#  include <boost/asio/detail/scheduler_thread_info.hpp>
+#  include <boost/asio/detail/thread_context.hpp>
 # endif
 # include <boost/asio/detail/timer_queue.hpp>
 # include <boost/asio/detail/timer_scheduler.hpp>
@@ -132,6 +140,29 @@ struct scheduler_threading
   /// its own operation in batches without taking work from other threads.
   bool one_thread;
 };
+
+/// The operations that the handler the calling thread runs for @p s has
+/// posted so far, queued by the scheduler once that handler returns (the
+/// thread's private queue, where the scheduler puts what a handler posts
+/// with one thread or as a continuation); null when the calling thread runs
+/// no handler of @p s, and on IOCP, which has no such queue. An operation
+/// pushed there must already count as outstanding work.
+inline op_queue<scheduler_operation>* running_handler_posts(
+    scheduler& s) noexcept
+{
+#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+  (void)s;
+  return nullptr;
+#else
+  // thread_context::thread_call_stack, a protected name since Asio 1.20.
+  using call_stack = asio::detail::call_stack<asio::detail::thread_context,
+      asio::detail::thread_info_base>;
+  asio::detail::thread_info_base* info = call_stack::contains(&s);
+  return info ? &static_cast<asio::detail::scheduler_thread_info*>(info)
+                     ->private_op_queue
+              : nullptr;
+#endif
+}
 
 /// Reads the threading configuration of @p context, whose scheduler exists.
 inline scheduler_threading threading_of(asio::execution_context& context)

@@ -33,6 +33,8 @@
 // allocated when the timer was last armed and is out of cache. Its pointer
 // goes to a fixed array, and a whole batch is marked at once, with
 // prefetching, before anything else is decided or the next slice runs.
+// Except where a slice would call that one handler alone (one thread, in a
+// handler, slices not batching): then it is posted by itself (post_alone).
 //
 // All members except send(), post_slice() and call_handlers() are called
 // with the service's lock held.
@@ -48,6 +50,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
@@ -93,11 +96,15 @@ public:
     request_slice(request);
   }
 
-  /// Aborts the lone wait @p op without writing to it.
-  /// Until marked, op->timer is stale; whoever reads it (per-operation
-  /// cancellation) calls mark_deferred_aborts() first.
+  /// Aborts the lone wait @p op: posted by itself where that is cheaper and
+  /// keeps the order of the decisions (see post_alone), else deferred
+  /// without writing to it. Until marked, a deferred abort's op->timer is
+  /// stale; whoever reads it (per-operation cancellation) calls
+  /// mark_deferred_aborts() first.
   void defer_abort(slice_request& request, wait_op_base* op)
   {
+    if (post_alone(op))
+      return;
     if (deferred_count_ == max_deferred_aborts)
       mark_deferred_aborts();
     // The operation was allocated when its wait started, usually long ago,
@@ -205,6 +212,11 @@ public:
       ++n;
     }
     queued_ -= n;
+    if (n != 0)
+    {
+      last_slice_size_ = n;
+      posted_since_slice_ = 0;
+    }
     const bool more = !expired_.empty() || more_to_expire;
     plan.post_first =
         !one_thread_ && (!decided_.empty() || more) && claim_slice();
@@ -248,8 +260,17 @@ public:
       post_slice();
   }
 
-  /// Queues the slice operation in the scheduler. Lock not held.
-  void post_slice() { scheduler_.post_immediate_completion(&slice_op_, false); }
+  /// Aborted waits posted by themselves (defer_abort), not by a slice.
+  std::uint64_t posted_alone() const noexcept { return posted_alone_; }
+
+  /// Queues the slice operation in the scheduler. Lock not held. One
+  /// thread: as a continuation, which is where the scheduler puts every post
+  /// of that thread's handlers anyway (unless configured otherwise from Asio
+  /// 1.38 on), and where defer_abort posts, so the two keep their order.
+  void post_slice()
+  {
+    scheduler_.post_immediate_completion(&slice_op_, one_thread_);
+  }
 
   /// Calls the handlers of @p batch in order, each exactly as the scheduler
   /// would. If a handler throws, the exception leaves here
@@ -306,6 +327,39 @@ private:
     void* owner;
   };
 
+  // Posts the aborted lone wait @p op to the scheduler by itself, as Asio's
+  // cancel posts it, and returns true, where a slice would call that one
+  // handler alone: one thread, nothing else queued, and the last slice
+  // called one handler (an idle-timeout re-arm per message of a lightly
+  // loaded server: W11, where a slice of one costs about 200 instructions
+  // more than the post). Where slices batch (a busy server, W9: the aborts
+  // of many connections' handlers in one slice) they are kept, and while
+  // aborts are posted alone every probe_every-th one takes a slice again
+  // to see whether slices would batch now. The post is the running
+  // handler's continuation, where the slice operation goes too
+  // (post_slice), so nothing decided later overtakes it; never right behind
+  // the last wait posted alone: a loop of re-arms in one handler (W1's)
+  // posts its first abort alone and defers the rest, which are not read
+  // until marked.
+  bool post_alone(wait_op_base* op)
+  {
+    if (!one_thread_ || queued_ != 0 || last_slice_size_ > 1
+        || posted_since_slice_ == probe_every)
+      return false;
+    auto* posts = running_handler_posts(scheduler_);
+    if (!posts
+        || (!posts->empty() && op_queue_access::back(*posts) == last_posted_))
+      return false;
+    op->timer = nullptr;
+    op->set_aborted();
+    op->decided();
+    posts->push(op);  // the wait's unit of work, counted when it started
+    last_posted_ = op;
+    ++posted_since_slice_;
+    ++posted_alone_;
+    return true;
+  }
+
   void request_slice(slice_request& request) noexcept
   {
     if (claim_slice())
@@ -337,6 +391,14 @@ private:
   static constexpr std::size_t max_deferred_aborts = 256;
   wait_op_base* deferred_aborts_[max_deferred_aborts];
   std::size_t deferred_count_ = 0;
+  // Waits posted alone (post_alone): how many in all, and since the last
+  // slice; the size of that slice; the last one posted, only compared,
+  // never read through (it may have completed since).
+  static constexpr unsigned probe_every = 32;
+  std::uint64_t posted_alone_ = 0;
+  unsigned posted_since_slice_ = 0;
+  std::size_t last_slice_size_ = 0;
+  const wait_op_base* last_posted_ = nullptr;
 
   slice_op slice_op_;
   bool slice_posted_ = false;  // slice_op_ is queued in the scheduler

@@ -44,6 +44,7 @@ inline wheel_stats wheel_timer_service<Clock, WaitTraits>::stats() const
   lock_type lock(mutex_);
   wheel_stats s = stats_;
   s.queued_completions = slices_.queued();
+  s.posted_completions = slices_.posted_alone();
   s.lazy_refilings = wheel_.lazy_refilings();
   s.round_revisits = wheel_.round_revisits();
   s.cascades = wheel_.cascades();
