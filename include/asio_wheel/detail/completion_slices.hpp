@@ -334,7 +334,7 @@ private:
   // loaded server: W11, where a slice of one costs about 200 instructions
   // more than the post). Where slices batch (a busy server, W9: the aborts
   // of many connections' handlers in one slice) they are kept, and while
-  // aborts are posted alone every probe_every-th one takes a slice again
+  // aborts are posted alone, the one after probe_every of them takes a slice
   // to see whether slices would batch now. The post is the running
   // handler's continuation, where the slice operation goes too
   // (post_slice), so nothing decided later overtakes it; never right behind
