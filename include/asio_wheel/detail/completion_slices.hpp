@@ -101,7 +101,7 @@ public:
   /// without writing to it. Until marked, a deferred abort's op->timer is
   /// stale; whoever reads it (per-operation cancellation) calls
   /// mark_deferred_aborts() first.
-  void defer_abort(slice_request& request, wait_op_base* op)
+  void abort_lone_wait(slice_request& request, wait_op_base* op)
   {
     if (post_alone(op))
       return;
@@ -128,16 +128,14 @@ public:
       // The first 64 bytes: what is marked here, and what the completion
       // reads next (the handler and its work follow the base). Operations
       // are not line-aligned, so that is one or two cache lines. (Fetched
-      // already by defer_abort; again here in case they left the cache.)
+      // already by abort_lone_wait; again here in case they left the cache.)
       if (i + ahead < n)
         prefetch_for_write(deferred_aborts_[i + ahead], 64);
       wait_op_base* op = deferred_aborts_[i];
-      op->timer = nullptr;
-      op->set_aborted();
       // Its owner's hook, if any, runs here rather than when it was
       // aborted: reading the operation then would be a cache miss per
       // re-arm (W1 at 100k timers: 120 -> 190 ns per re-arm).
-      op->decided();
+      op->mark_aborted();
       decided_.push(op);
     }
     decided_count_ += n;
@@ -260,13 +258,13 @@ public:
       post_slice();
   }
 
-  /// Aborted waits posted by themselves (defer_abort), not by a slice.
+  /// Aborted waits posted by themselves (abort_lone_wait), not by a slice.
   std::uint64_t posted_alone() const noexcept { return posted_alone_; }
 
   /// Queues the slice operation in the scheduler. Lock not held. One
   /// thread: as a continuation, which is where the scheduler puts every post
   /// of that thread's handlers anyway (unless configured otherwise from Asio
-  /// 1.38 on), and where defer_abort posts, so the two keep their order.
+  /// 1.38 on), and where abort_lone_wait posts, so the two keep their order.
   void post_slice()
   {
     scheduler_.post_immediate_completion(&slice_op_, one_thread_);
@@ -350,9 +348,7 @@ private:
     if (!posts
         || (!posts->empty() && op_queue_access::back(*posts) == last_posted_))
       return false;
-    op->timer = nullptr;
-    op->set_aborted();
-    op->decided();
+    op->mark_aborted();
     posts->push(op);  // the wait's unit of work, counted when it started
     last_posted_ = op;
     ++posted_since_slice_;
@@ -387,7 +383,7 @@ private:
   std::size_t decided_count_ = 0;
   std::size_t queued_ = 0;
 
-  // Aborted lone waits not yet marked, oldest first (see defer_abort).
+  // Aborted lone waits not yet marked, oldest first (see abort_lone_wait).
   static constexpr std::size_t max_deferred_aborts = 256;
   wait_op_base* deferred_aborts_[max_deferred_aborts];
   std::size_t deferred_count_ = 0;

@@ -39,6 +39,15 @@ public:
   /// abandoned at shutdown): tells its owner if it is a hooked_wait_op.
   inline void decided() noexcept;
 
+  /// The service aborted this wait: off its timer, its result
+  /// operation_aborted, its owner told (decided). Lock held.
+  void mark_aborted() noexcept
+  {
+    timer = nullptr;
+    set_aborted();
+    decided();
+  }
+
 protected:
   // The result, the slot flag and the hook flag (see operation_with_flags
   // for where they live on each backend).

@@ -54,9 +54,10 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
   if (max_aborted != 0 && impl.waits.lone())
   {
     // The usual lone wait (a re-arm on every message): unqueued from the
-    // timer alone, its operation untouched (see defer_abort), not even
-    // read: the marking tells its owner, if it has a hook.
-    slices_.defer_abort(request, impl.waits.front());
+    // timer alone; its operation is posted by itself or left untouched, not
+    // even read, until the marking tells its owner, if it has a hook (see
+    // abort_lone_wait).
+    slices_.abort_lone_wait(request, impl.waits.front());
     impl.waits.clear();
     n = 1;
   }
@@ -66,9 +67,7 @@ inline std::size_t wheel_timer_service<Clock, WaitTraits>::abort_waits(
     if (!op)
       break;
     impl.waits.pop();
-    op->timer = nullptr;
-    op->set_aborted();
-    op->decided();
+    op->mark_aborted();
     slices_.complete(request, op);
     ++n;
   }
@@ -95,9 +94,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::cancel_wait(
     if (!timer)
       return;  // already expired or aborted
     timer->waits.remove(target);
-    target->timer = nullptr;
-    target->set_aborted();
-    target->decided();
+    target->mark_aborted();
     slices_.complete(request, target);
     --stats_.pending_waits;
     ++stats_.waits_cancelled;
