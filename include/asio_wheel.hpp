@@ -1,6 +1,10 @@
 //
 // asio_wheel.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Everything of asio-wheel but the Beast stream: wheel_options,
 // wheel_stats, wheel_timer_service, basic_wheel_timer and wheel_timer,
 // cancel_after / cancel_at, and wheel_executor (with the

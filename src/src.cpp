@@ -1,6 +1,10 @@
 //
 // src/src.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The one translation unit of the CMake targets' compiled variant
 // (ASIO_WHEEL_SEPARATE_COMPILATION=ON): asio_wheel's functions that are not
 // templates, compiled once for the flavour of the target.

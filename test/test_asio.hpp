@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // test_asio.hpp: the Asio of the flavour being compiled, for the tests and the model/fuzz
 // harness, so that each test is written once and builds against Boost.Asio (the default) and
 // standalone Asio (ASIO_WHEEL_STANDALONE and ASIO_STANDALONE; no Boost.Asio or Boost.System

@@ -1,6 +1,10 @@
 //
 // example/common/flags.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The value parsers of flags.hpp. Every error message starts with the flag it is about.
 #include "flags.hpp"
 

@@ -1,6 +1,10 @@
 //
 // example/common/flags.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The command-line flag parsing every example program shares: walking "--flag value" and
 // "--flag=value", the values checked as they are read (durations with a unit such as "30s"
 // or "250ms", bounded counts, fractions such as "1/64", IP addresses), and what main() does

@@ -1,6 +1,10 @@
 //
 // example/common/server_main.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // raise_open_files_limit (server_main.hpp): RLIMIT_NOFILE on POSIX, nothing on Windows.
 #include "server_main.hpp"
 

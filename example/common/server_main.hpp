@@ -1,6 +1,10 @@
 //
 // example/common/server_main.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The part of main() the example servers (keepalive_chat_server, the http_keepalive programs)
 // share once their flags are parsed and their server is made: listen, print "listening on
 // ADDRESS:PORT" as the first line (scripts and tests read the port from it), run the

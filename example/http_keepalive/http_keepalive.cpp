@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // http_keepalive: the HTTP keep-alive server of server.hpp on
 // asio_wheel::beast::tcp_stream, whose timeouts are entries of the
 // io_context's timing wheel.

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // http_keepalive_beast: the same server on boost::beast::tcp_stream (a
 // steady_timer wait per timeout), the baseline of benchmark W9.
 #include "server.hpp"

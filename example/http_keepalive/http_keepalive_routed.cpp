@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // http_keepalive_routed: the same server on Beast's own stream,
 // boost::beast::basic_stream<tcp, asio_wheel::wheel_executor<>>, whose timers
 // (basic_waitable_timer of its executor type, since Beast 1.81) are wheel

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Flag parsing of the HTTP keep-alive server, on the examples' shared helpers
 // (common/flags.hpp). Every error message starts with the flag it is about.
 #include "options.hpp"

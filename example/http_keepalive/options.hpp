@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Command-line flags of the HTTP keep-alive server, parsed with the examples' shared helpers
 // (common/flags.hpp: durations with a unit, bounded counts, "--flag value" walking,
 // usage_error): a bad flag or value is a one-line error naming the flag, and main() exits

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Beast's asynchronous HTTP keep-alive server (the pattern of Beast's
 // example/http/server/async/http_server_async.cpp), written once as a template
 // on the stream type so that the programs built from it differ in nothing else:

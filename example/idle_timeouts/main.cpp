@@ -1,6 +1,10 @@
 //
 // example/idle_timeouts/main.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // 10,000 simulated connections, each with an idle timeout kept by one
 // asio_wheel::wheel_timer. The "active" ones receive traffic and refresh
 // their timeout with reschedule_after() on every message; the silent ones

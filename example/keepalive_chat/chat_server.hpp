@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The chat server: the room (members, unique names, the last 100 messages) and
 // the acceptor that turns connections into sessions, enforces --max-connections
 // and shuts everything down on SIGINT/SIGTERM. The per-connection protocol and

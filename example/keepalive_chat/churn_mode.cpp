@@ -1,6 +1,10 @@
 //
 // example/keepalive_chat/churn_mode.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The --churn D mode of keepalive_chat_load, which soak.sh runs.
 //
 // Keeps --connections connections open for D, and replaces each one the moment

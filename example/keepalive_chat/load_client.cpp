@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // keepalive_chat_load: the load client of the keepalive chat example. It opens
 // --connections connections to the server; --active of them chat (a heartbeat
 // every idle/3, now and then a broadcast message), the rest stay silent. It

@@ -1,6 +1,10 @@
 //
 // example/keepalive_chat/load_client.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // What the two modes of keepalive_chat_load share with each other and with its main()
 // (load_client.cpp): the command line (client_options), the server's /stats as a map, the
 // figures and the end of every summary (the server's counters, this process's CPU), and what

@@ -1,6 +1,10 @@
 //
 // example/keepalive_chat/load_mode.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The default mode of keepalive_chat_load: --connections connections, --active of them
 // chatting (a heartbeat every idle/3, now and then a broadcast message), the rest silent,
 // opened at most --connect-concurrency at a time. Every silent one must get PING at idle/2

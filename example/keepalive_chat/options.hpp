@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Command-line flags of the keepalive chat server, parsed with the examples' shared helpers
 // (common/flags.hpp): a bad flag or value throws example_common::usage_error whose message
 // is one line naming the flag; main() prints it and exits with status 2.

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The per-connection protocol of the keepalive chat server and its two
 // timers (see session.hpp for the idle and write-deadline scheme, with the
 // wheel and, with --timers, with steady_timer).

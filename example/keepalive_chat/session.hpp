@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // One chat connection: reads newline-delimited lines, answers heartbeats and
 // commands, and owns the two timeouts of the example, both wheel timers:
 //

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // A session's timer, of the kind --timers chose: asio_wheel::wheel_timer
 // (--timers wheel) or boost::asio::steady_timer (steady, steady-lazy), with
 // the members the session uses, whichever it is. How a timer is refreshed

@@ -1,6 +1,10 @@
 //
 // example/timeouts/idle_refresh.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // An echo server whose connections close after a period without input, with one
 // asio_wheel::wheel_timer per connection: the timer waits once, and every line received pushes
 // its expiry later with extend_after(). No wait is cancelled and none is started again, so a

@@ -1,6 +1,10 @@
 //
 // example/timeouts/net.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The Asio this build uses, as `net`: Boost.Asio (boost::system::error_code), or standalone
 // Asio (std::error_code) in a program built for it (ASIO_WHEEL_STANDALONE, the matrix's
 // standalone legs). With Boost.Asio alone, write boost::asio and drop this header.

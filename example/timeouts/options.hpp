@@ -1,6 +1,10 @@
 //
 // example/timeouts/options.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The command line of this folder's servers: --port P, --idle-ms MS, --check. An invalid
 // option throws std::invalid_argument naming it.
 //

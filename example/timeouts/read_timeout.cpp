@@ -1,6 +1,10 @@
 //
 // example/timeouts/read_timeout.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The same echo server written as a coroutine, with a timeout on each read instead of a timer
 // per connection: asio_wheel::cancel_after(idle, token) cancels the read if no input arrives
 // within idle, with the semantics of Asio's own cancel_after (Boost 1.86+) but as an entry in

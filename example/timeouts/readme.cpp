@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The README's example, whole: the region below is, byte for byte, its C++ block
 // (test/doc/check_snippets.sh, CTest doc_snippets). Built by the test command so that the
 // README's code compiles against the library as it is; not run (it waits 30 s).

@@ -1,6 +1,10 @@
 //
 // example/timeouts/self_check.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // What the two servers of this folder are checked with (--check): over loopback, one client
 // that talks every idle/4 for three idle periods must keep its connection and get every echo,
 // and one that stays silent must be closed by the server, no earlier than the idle timeout

@@ -1,6 +1,10 @@
 //
 // example/timeouts/tolerance.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The tolerance settings of doc/timeouts.md ("Tolerance"), compiled and run: the context's
 // fraction of every wait, one timer's own, a timer kept precise in a tolerant context, one
 // operation's (cancel_after on a loopback read) and a Beast stream's. doc/timeouts.md shows

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // websocket_chat_load: a load client for websocket_chat_server that checks its idle policy
 // from outside. It opens --connections WebSocket connections; --active of them chat (a
 // heartbeat "PING" every 0.6 to 0.9 idle timeouts, and --messages broadcasts among them in

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // websocket_chat_server: parses the flags, configures the timing wheel with --tick (for
 // --timers wheel), prints "listening on ADDRESS:PORT" as its first line (scripts and tests
 // read the port from it), and runs the server on one thread until SIGINT/SIGTERM has said

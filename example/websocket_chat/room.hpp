@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The chat room, which knows nothing of WebSocket or of the stream type: members with unique
 // names, the last 100 messages, the broadcast and its fan-out, the server's counters and its
 // /stats line. The server runs one thread (io_context(1)), so nothing here is locked.

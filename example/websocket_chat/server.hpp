@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The WebSocket chat server, written once as a template on the stream under
 // websocket::stream and built twice (main.cpp picks one with --timers):
 //

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // One connection: Beast's websocket::stream over Stream (session<Stream>, for either stream
 // type of server.hpp), the protocol, and an outbound queue. Its timeouts are Beast's own,
 // stream_base::timeout: the opening handshake's limit, the idle timeout with keep-alive pings

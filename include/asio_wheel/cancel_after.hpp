@@ -1,6 +1,10 @@
 //
 // asio_wheel/cancel_after.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // asio_wheel::cancel_after / cancel_at: a completion token adapter that
 // times any asynchronous operation, with the semantics of Asio's own
 // cancel_after (Boost 1.86+), but whose timeout is an entry in the context's

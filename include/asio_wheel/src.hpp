@@ -1,6 +1,10 @@
 //
 // asio_wheel/src.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The compiled part of asio_wheel, for separate compilation: include this in
 // exactly one translation unit of the program, and define
 // ASIO_WHEEL_SEPARATE_COMPILATION in every translation unit that includes an

@@ -1,6 +1,10 @@
 //
 // asio_wheel/wheel_executor.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // wheel_executor<Executor>: an I/O executor adaptor whose one meaning is
 // "the timers of this executor live in the wheel", and, in the same header,
 // the partial specialization of asio::basic_waitable_timer for it, a

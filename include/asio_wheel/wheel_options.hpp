@@ -1,6 +1,10 @@
 //
 // asio_wheel/wheel_options.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The per-service configuration (wheel_options), with the check of its
 // values, and the counters a service reports (wheel_stats). Both are plain
 // values; see wheel_timer_service.

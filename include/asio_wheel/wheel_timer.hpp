@@ -1,6 +1,10 @@
 //
 // asio_wheel/wheel_timer.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // basic_wheel_timer: a drop-in replacement for asio::basic_waitable_timer
 // whose pending waits live in a hierarchical timing wheel shared by all
 // timers of the execution context (wheel_timer_service), plus extend_to /

@@ -1,6 +1,10 @@
 //
 // asio_wheel/wheel_timer_service.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The execution_context service that keeps the pending waits of all
 // basic_wheel_timer objects of one context (and one Clock) in a single
 // hierarchical timing wheel, driven by one timer in Asio's reactor. See

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Asio's own tests of cancel_after and cancel_at (test/cancel_after.cpp and test/cancel_at.cpp
 // of boostorg/asio, as in Boost 1.90), ported: the names are asio_wheel's
 // (asio_wheel::cancel_after, asio_wheel::cancel_at), and every timer, the operation's and the

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Tests of asio_wheel::cancel_after / cancel_at (include/asio_wheel/cancel_after.hpp).
 //
 // Every behaviour test runs against asio_wheel's adapter and, where the Asio being compiled

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // manual_clock.hpp: clocks that move only when a test moves them (manual_clock, steady, only
 // forward; manual_wall_clock, not steady, which may also step back as a wall clock does), wait
 // traits that make Asio's reactor look at them again at once (or, under io_uring, within a

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // tolerance.cpp: tests of the tolerance of basic_wheel_timer waits (wheel_options::tolerance,
 // basic_wheel_timer::tolerance) on the manual clock. The window is the contract: a wait
 // completes never before its expiry and never later than its expiry + its tolerance + one

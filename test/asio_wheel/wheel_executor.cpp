@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // wheel_executor.cpp: tests of include/asio_wheel/wheel_executor.hpp. The executor: it is an
 // executor of its inner executor's models, runs functions and answers queries as its inner
 // executor does, keeps itself around what require and prefer return, has the Networking TS

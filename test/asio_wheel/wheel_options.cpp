@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // wheel_options.cpp: tests of asio_wheel::wheel_options (include/asio_wheel/wheel_options.hpp)
 // as the service takes them: invalid values throw std::invalid_argument naming the field and
 // leave the context usable, options() returns what make_service was given, and use_service

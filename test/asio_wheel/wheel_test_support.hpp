@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // wheel_test_support.hpp: what the tests of test/asio_wheel/ share: the timer and service types
 // on the manual clock, the concurrency hints a context can be made with (and how the service
 // must read each), a way to run an io_context until nothing more can happen at the current

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // wheel_timer.cpp: tests of asio_wheel::basic_wheel_timer (include/asio_wheel/wheel_timer.hpp)
 // on the manual clock: reschedule_at / reschedule_after, extend_to / extend_after, "never
 // early, at most one tick late"

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // wheel_timer_service.cpp: tests of asio_wheel::wheel_timer_service
 // (include/asio_wheel/wheel_timer_service.hpp) on the manual clock: its stats() through a
 // scripted scenario, no drive wakeups for an idle or far-only wheel, fairness slices during an

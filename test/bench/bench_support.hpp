@@ -1,6 +1,10 @@
 //
 // test/bench/bench_support.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // What every benchmark program of test/bench shares: the command line
 // (--smoke, --json FILE, --reps R), the clocks (wall, process and thread CPU,
 // context switches), a cheap deterministic index generator, and the report:

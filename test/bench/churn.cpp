@@ -1,6 +1,10 @@
 //
 // test/bench/churn.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmarks W1 (churn) and W2 (idle refresh) of doc/benchmarks.md,
 // Boost.Asio side: N timers, each with one pending wait at 30 s;
 // pseudo-random ones are re-armed over and over, the way a server pushes

@@ -1,6 +1,10 @@
 //
 // test/bench/churn_libev.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W1 (churn, doc/benchmarks.md) for libev, the C state of the art
 // for idle timeouts: N ev_timers with repeat = 30 s, all started;
 // pseudo-random ones are pushed back with ev_timer_again(), libev's

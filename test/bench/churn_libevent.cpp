@@ -1,6 +1,10 @@
 //
 // test/bench/churn_libevent.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W1 (churn, doc/benchmarks.md) for libevent 2.1, the other C
 // state of the art for idle timeouts: N timer events added with one *common
 // timeout* of 30 s (event_base_init_common_timeout), which keeps

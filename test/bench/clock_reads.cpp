@@ -1,6 +1,10 @@
 //
 // test/bench/clock_reads.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W2 against libev (doc/benchmarks.md, "W2 against libev: the
 // clock read"): what the clock read of a refresh costs, and why a refresh
 // cannot skip it or use a coarser clock.

@@ -1,6 +1,10 @@
 //
 // test/bench/fairness.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W6 (fairness, doc/benchmarks.md): 100k waits expire in the same
 // tick while a TCP ping-pong over 127.0.0.1 (ephemeral port) runs on the same
 // io_context, one byte each way. steady_timer hands every expired wait to the

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // bench_http_idle_clients: the idle half of benchmark W9 (http_wrk.sh). Opens
 // C keep-alive connections to an HTTP server on 127.0.0.1, sends one GET on
 // each and reads its whole response, then leaves them all idle: the server now

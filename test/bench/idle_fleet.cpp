@@ -1,6 +1,10 @@
 //
 // test/bench/idle_fleet.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W4 (idle fleet, doc/benchmarks.md): 100k waits at 30 s and no
 // traffic, watched for 2 s. An idle server must not wake up: the budget is 0
 // event-loop wakeups and CPU ~ 0 for the wheel (steady_timer, whose kernel

@@ -1,6 +1,10 @@
 //
 // test/bench/memory.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W5 (memory, doc/benchmarks.md): bytes per timer with one pending
 // wait, i.e. the timer object + its wait operation + its share of the
 // service (the wheel's slot array, steady_timer's heap vector), for

@@ -1,6 +1,10 @@
 //
 // test/bench/op_timeouts.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W8 (operation timeouts, doc/benchmarks.md): N pending
 // async_read_some on connected loopback TCP sockets (127.0.0.1, ephemeral
 // ports), each with a 30 s timeout, one thread, io_context(1). Pseudo-random

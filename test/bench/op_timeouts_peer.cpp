@@ -1,6 +1,10 @@
 //
 // test/bench/op_timeouts_peer.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The peer process of benchmark W8 and the loopback connections it holds the client ends of
 // (op_timeouts_peer.hpp): its command loop, the commands the benchmark sends it, and the
 // making of the connections.

@@ -1,6 +1,10 @@
 //
 // test/bench/op_timeouts_peer.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The other end of benchmark W8's loopback connections (op_timeouts.cpp). A child process,
 // the peer, forked at start: it holds the client end of every connection (passed to it over
 // a Unix socket with SCM_RIGHTS) and writes one byte to each socket it is told to, as a

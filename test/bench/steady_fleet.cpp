@@ -1,6 +1,10 @@
 //
 // test/bench/steady_fleet.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W10 (steady fleet, doc/benchmarks.md): a server's idle timeouts
 // in steady state. N connections (10k, 100k, 1M), each with an idle timeout
 // of T (30 s, 5 min, 1 h); the connections arrived at different times, so their

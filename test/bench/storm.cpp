@@ -1,6 +1,10 @@
 //
 // test/bench/storm.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W3 (expiry storm, doc/benchmarks.md): N waits whose expiries
 // are spread evenly over one second, run until every one has fired.
 // Measured for steady_timer and wheel_timer in the same process:

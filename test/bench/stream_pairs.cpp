@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // bench_stream_pairs: what one timeout of the Beast stream costs, arm + withdraw, against
 // Beast's own stream. A read on a loopback TCP connection whose peer has written a byte
 // beforehand (it completes at once, with its timeout withdrawn), re-issued `--reads` times

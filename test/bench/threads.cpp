@@ -1,6 +1,10 @@
 //
 // test/bench/threads.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Benchmark W7 (threads, doc/benchmarks.md): W1 and W2 with the io_context
 // run by 2 threads. One io_context with the default concurrency hint holds N
 // timers (N = 100k), each with one pending wait at 30 s. Two threads each

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // A read timed by asio_wheel::cancel_after as a user writes it: with a callback, or with
 // TIMED_WITH_CANCEL_AT cancel_at, or with TIMED_IN_A_COROUTINE in a coroutine with
 // use_awaitable (C++20), as example/timeouts/read_timeout.cpp does. Where Asio has

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Conformance under a clock that steps (a wall clock after an NTP step or a change of the
 // date): the same tests run against asio::basic_waitable_timer and asio_wheel's
 // basic_wheel_timer on manual_wall_clock, a manual clock that is not steady, so that a test

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Shared scaffolding of the conformance suite: the list of timer types every
 // test is instantiated for, and small helpers (bounded runs, completion
 // recorders, a counting allocator, the member-presence checks of the deprecated

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Conformance of the members of basic_waitable_timer: member types,
 // constructors, moves, destructor, expires_at / expires_after, cancel /
 // cancel_one, blocking wait and the basic async_wait guarantees (exactly once,

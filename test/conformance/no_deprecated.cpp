@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The conformance suite's member-presence check compiled with BOOST_ASIO_NO_DEPRECATED and
 // ASIO_NO_DEPRECATED defined (CMake defines both spellings for this target): Asio's
 // steady_timer then has none of its deprecated members (expires_from_now, the expires_at()

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Conformance of the behaviour around async_wait that Asio defines through the
 // handler's associated characteristics (executor, allocator, per-operation
 // cancellation slot), through shutdown and handler misbehaviour (pending

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Conformance of async_wait with each of these completion tokens: callbacks
 // (move-only too), use_future, use_awaitable with co_spawn, deferred (as
 // token and awaited), as_tuple, redirect_error, consign, append, prepend,

@@ -1,6 +1,10 @@
 //
 // test/flavours/main.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // both_flavours_test: one program holding asio-wheel twice, the Boost.Asio flavour
 // (asio_wheel::asio_wheel) and the standalone one (asio_wheel::asio_wheel_standalone),
 // each used by its half (side.cpp compiled twice). It fails

@@ -1,6 +1,10 @@
 //
 // test/flavours/report.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // What each flavour's half of both_flavours_test reports to main(). Includes no
 // Asio header: main.cpp is compiled in neither flavour.
 //

@@ -1,6 +1,10 @@
 //
 // test/flavours/side.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // One half of both_flavours_test, compiled twice: once in the Boost.Asio flavour
 // (run_boost_flavour) and once with ASIO_WHEEL_STANDALONE (run_standalone_flavour).
 // Each half waits on a real wheel_timer on its own io_context, cancels another, and

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // corpus_replay.cpp: a main() for builds without libFuzzer (gcc, or ASIO_WHEEL_BUILD_FUZZERS
 // off). Runs every file given on the command line, or every file in a directory given there,
 // through LLVMFuzzerTestOneInput once: the seed corpus becomes a regression test in every

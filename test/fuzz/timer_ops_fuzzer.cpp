@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // timer_ops_fuzzer.cpp: the libFuzzer target (doc/reliability.md, section 2). The input bytes
 // are a program in the operation language of test/model/timer_ops_encoding.hpp (byte 0 the
 // wheel configuration, then 4 bytes per operation); the program runs against real

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // model_test.cpp: the randomized model test. Thousands of seeds each generate a program of
 // timer operations (timer_ops_encoding.hpp) that runs against real basic_wheel_timer objects
 // on a manual clock and against the reference model (timer_ops_model.hpp) side by side: odd

@@ -1,6 +1,10 @@
 //
 // test/model/timer_ops_encoding.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The operation language of the randomized model test and of the libFuzzer target, and its
 // byte encoding: what a program is (a wheel configuration and a list of operations) and the
 // bytes <-> program format in which the fuzzer receives programs and the seed corpus is

@@ -1,6 +1,10 @@
 //
 // test/model/timer_ops_model.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The reference model of what basic_wheel_timer must do, and the runner that executes a
 // program of operations (timer_ops_encoding.hpp) against real timers on a manual clock and
 // the model side by side: run_program, which returns the first disagreement (a failure) or

@@ -1,6 +1,10 @@
 //
 // test/model/timer_ops_printing.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // How the model test and the fuzzer write a program in a failure report: one line per
 // operation (describe(timer_op)), and the wheel configuration (describe(wheel_config)), in
 // the terms of the C++ calls the operations stand for.

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // mt_slices_test.cpp: the multi-thread completion path (doc/design.md, "Completion and
 // fairness"). With several threads in io_context::run() (default concurrency hint), decided
 // waits are delivered in slices that any thread can take; a slice takes at most half of what

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // stress_test.cpp: four threads in io_context::run(), strands, and wheel timers that are
 // created, armed, rescheduled, cancelled, moved and destroyed from different threads at once,
 // for a bounded stretch of real time. Meant to be run under ThreadSanitizer (CTest label

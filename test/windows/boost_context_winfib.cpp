@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // boost_context_winfib.cpp: the compiled parts of Boost.Context that its Windows-fiber variant
 // (BOOST_USE_WINFIB: contexts are Win32 fibers, CreateFiber / SwitchToFiber) needs, for the
 // Windows cross-build, where Debian has no Windows build of Boost.Context. With it, asio::spawn

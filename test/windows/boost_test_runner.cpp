@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // boost_test_runner.cpp: Boost.Test's runner (what the unit_test_framework library holds),
 // compiled from Boost's headers for the Windows cross-build, where Debian provides Boost's
 // headers but no Windows build of its libraries. Linked instead of Boost::unit_test_framework,

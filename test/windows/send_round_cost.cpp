@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // What one round of the chat test's socket work costs without asio_wheel: the
 // measurement behind the Windows section of doc/design.md ("The cost of a send
 // under Wine") and the bound the hostile chat test keeps under Wine.

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/basic_stream.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // asio_wheel::beast::basic_stream: a drop-in replacement for
 // boost::beast::basic_stream (Beast 1.81's members, and the semantics of the
 // Beast it is compiled with: tested with 1.81, 1.87 and 1.90) whose

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/tcp_stream.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // asio_wheel::beast::tcp_stream: a drop-in replacement for
 // boost::beast::tcp_stream whose timeouts are entries of the context's
 // timing wheel (see basic_stream.hpp). Boost.Asio flavour only.

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/asio_forward.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The Asio spelling of the flavour being compiled (see config.hpp): the
 // public Asio headers the library uses, and inside asio_wheel the names
 //   asio::          boost::asio or ::asio

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/asio_handler_work.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // How Asio's operations track work on, and dispatch completions through, a
 // wheel_executor: as through its inner executor. Every Asio operation
 // completes through detail::handler_work, built of two handler_work_base:

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/asio_operation.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The parts of Asio's internals that an operation and an I/O object are made
 // of, named once in asio_wheel::detail. They are the same in every supported
 // Asio (Boost 1.81 to 1.90, standalone 1.22 to 1.38) but for the type an I/O
@@ -73,8 +77,8 @@ using asio::detail::op_queue_access;
 class operation_with_flags : public scheduler_operation
 {
 protected:
-  explicit operation_with_flags(func_type complete) noexcept
-    : scheduler_operation(complete)
+  explicit operation_with_flags(func_type complete_fn) noexcept
+    : scheduler_operation(complete_fn)
   {}
 
   void set_flags(unsigned bits) noexcept { flag_word() |= bits; }

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/asio_scheduler.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The scheduler and reactor hooks: how the service reaches the io_context's
 // scheduler (to post completions and count work, and the posts of the
 // handler the calling thread runs), the reactor's timer queue

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/bits.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The bit operations the wheel needs, on the compiler's intrinsic where it
 // has one (GCC, clang, MSVC) and in plain C++ elsewhere. C++20's <bit> has
 // them all; the library is C++17.

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/completion_slices.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // How a wheel_timer_service hands decided waits to their handlers.
 //
 // A wait's result is decided with the service's lock held (it expired, or it

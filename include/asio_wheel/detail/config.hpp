@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/config.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Which Asio the library is compiled against, the version gates and the
 // backend gates, and how its compiled part is built. This is the only file
 // that tests an Asio version or backend macro; everything else asks the

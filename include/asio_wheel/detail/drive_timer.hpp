@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/drive_timer.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The drive timer: the entries a wheel_timer_service keeps in the reactor's
 // timer queue. It is armed for the next tick whose slot holds a due wait,
 // never earlier than needed, so a sparse wheel wakes nobody. When it

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/kept_arguments.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Room for the result of an operation timed by cancel_after or cancel_at
 // that completes while its timeout's upcall is on its way: the arguments of
 // one completion of any of the operation's signatures, constructed in

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/op_memory.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Where the memory of an operation (a wait, a timed cancellation's state)
 // comes from, decided once for both: the handler's associated allocator,
 // rebound to the operation's type, or op_pool when that allocator is the

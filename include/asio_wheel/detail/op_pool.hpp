@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/op_pool.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Memory for wait operations whose handler has no allocator of its own (the
 // associated allocator is the default std::allocator<void>). A re-arm
 // allocates an operation and the aborted one is freed soon after, so

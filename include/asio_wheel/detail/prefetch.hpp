@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/prefetch.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // A hint to start loading memory the caller is about to write: used where a
 // re-arm or a batch of completions would otherwise wait for one cache miss
 // after another (see basic_wheel_timer and wheel_timer_service).

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/tick_grid.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The tick arithmetic of a wheel_timer_service: the grid of tick boundaries
 // origin + k * tick on a Clock's time line, and the conversions between time
 // points and ticks. Waiting for due_tick(t) is never early; time_of(k) is the

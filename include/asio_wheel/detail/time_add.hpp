@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/time_add.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // A time plus a duration, saturating at the clock's min and max exactly as
 // Asio's chrono_time_traits::add does, in fewer instructions: the refreshes
 // (expires_after, reschedule_after, extend_after) compute now + d on every

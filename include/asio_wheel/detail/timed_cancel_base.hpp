@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/timed_cancel_base.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // What the two kinds of operation timed by cancel_after or cancel_at share
 // (timed_cancel_op, whose timeout is a wheel entry of its own, and
 // timed_cancel_timer_op, whose timeout is a wait on the user's timer): the

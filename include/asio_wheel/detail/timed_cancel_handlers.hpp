@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/timed_cancel_handlers.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The handlers through which Asio reaches the state of an operation timed
 // by cancel_after or cancel_at (detail/timed_cancel_base.hpp): the one the
 // operation is started with (timed_cancel_op_handler), and the one of the

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/timed_cancel_op.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The state of one operation started with asio_wheel::cancel_after or
 // cancel_at whose timeout is an entry of the context's wheel with one wait
 // operation, this object itself (timed_cancel_op): no timer object, no

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/timed_cancel_timer_op.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The state of an operation timed by cancel_after or cancel_at on a timer
 // the user gave (the overloads that take a basic_wheel_timer), as Asio's own
 // timer overloads do: the timeout is an async_wait on that timer, whose

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/timing_wheel.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The hierarchical timing wheel (Varghese & Lauck, scheme 7, with scheme 6's
 // round counters on its top level) as a plain data structure over integer
 // ticks: no clock, no Asio, no handlers. wheel_timer_service converts time

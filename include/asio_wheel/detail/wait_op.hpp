@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/wait_op.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The operation behind one async_wait: a scheduler operation that owns the
 // handler, is queued on its timer while pending, and completes itself
 // through Asio's handler_work (associated executor, outstanding work). The
@@ -55,8 +59,8 @@ protected:
   static constexpr unsigned slot_bit = 2;
   static constexpr unsigned hook_bit = 4;
 
-  explicit wait_op_base(func_type complete) noexcept
-    : operation_with_flags(complete)
+  explicit wait_op_base(func_type complete_fn) noexcept
+    : operation_with_flags(complete_fn)
   {}
 
   bool aborted() const noexcept { return has_flags(aborted_bit); }
@@ -78,8 +82,8 @@ class hooked_wait_op : public wait_op_base
 protected:
   using hook_type = void (*)(hooked_wait_op*) noexcept;
 
-  hooked_wait_op(func_type complete, hook_type hook) noexcept
-    : wait_op_base(complete), hook_(hook)
+  hooked_wait_op(func_type complete_fn, hook_type hook) noexcept
+    : wait_op_base(complete_fn), hook_(hook)
   {
     set_flags(hook_bit);
   }

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/wheel_mutex.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The lock of one wheel_timer_service. Every async_wait, cancel and
 // reschedule takes it once, so its uncontended cost is the cost of the
 // library: one compare-and-swap to lock and one exchange to unlock

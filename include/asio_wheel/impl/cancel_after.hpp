@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/cancel_after.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // How cancel_after and cancel_at start an operation: the initiations that
 // allocate the timed operation's state, arm its timeout (a wheel entry, or a
 // wait on the user's timer) and start the operation with the state's

@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The definitions of wheel_timer_service's members. The class is declared
 // in asio_wheel/wheel_timer_service.hpp, which includes this file at its end;
 // the ground rules (what the lock guards, the invariants, the service's

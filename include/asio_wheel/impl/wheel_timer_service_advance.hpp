@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_advance.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Advancing the wheel: the drive timer's upcall (on_drive) walks the wheel
 // to the clock's tick, at most a slice's worth of entries at a time, and
 // hands the expired waits (expire) to the completion slices; then the drive

@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_arm.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Starting waits: async_wait (the operation allocated before the lock is
 // taken, its handler's cancellation slot connected), the blocking wait,
 // and a per-operation timeout's arm_timeout, with its inverse,

@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_cancel.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Aborting waits before their expiry: cancel and cancel_one, abort_waits
 // (which expires_at and a timer's destruction use too), the per-operation
 // cancellation of one wait through its handler's slot (cancel_wait), and

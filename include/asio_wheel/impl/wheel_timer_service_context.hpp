@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_context.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // wheel_timer_service as its execution context sees it: of(), the lookup
 // of a context's service that cancel_after makes per operation, with a
 // per-thread memory of the last context in place of the registry's lock;

@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_expiry.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Setting a timer's expiry: expires_at (Asio's: its pending waits are
 // aborted first) and reschedule_at (ours: they move with it); both clear
 // the extension (extend_to, one relaxed store without the lock, declared in

@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_lifetime.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The end and the moves of a timer object (basic_wheel_timer's destructor,
 // move constructors and move assignment): destroy and drop abort its waits
 // and unlink its wheel entry, ghost included; take_over hands another

@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_slices.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Delivering decided waits to their handlers: the slice operation's upcall
 // (on_slice); take_slice, which takes the next slice from the completion
 // slices (continuing a bounded advance of the wheel when it must) in the

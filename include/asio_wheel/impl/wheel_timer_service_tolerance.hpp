@@ -1,6 +1,10 @@
 //
 // asio_wheel/impl/wheel_timer_service_tolerance.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // How late a wait may complete, in whole ticks: a timer's own tolerance
 // (tolerance), a per-operation timeout's (slack_for, slack_of), or the
 // context's fraction of the length of the wait (wheel_options::tolerance;

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The stream's timeout semantics, on Beast's basic_stream and on ours:
 // read, write and connect timeouts, expires_never, which operations an expiry
 // applies to, a timeout that elapsed before the operation, cancel, close, an

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The global operator new of beast_stream_test, counting allocations while
 // `counting` (wheel_only.cpp). In its own translation unit, so that no caller
 // sees the replacement inlined next to its matching delete.

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The stream under Beast's own algorithms and Asio's tokens, on Beast's
 // basic_stream and on ours: http::async_read / async_write (and a timeout
 // mid-request), coroutines, use_future, deferred, and a stream on a strand

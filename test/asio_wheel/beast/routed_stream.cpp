@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // What a wheel_executor changes in Beast's own basic_stream: nothing of its behaviour (the
 // suite's shared cases run on routed_family too), only where its timers are. Since Beast 1.81
 // (ASIO_WHEEL_TEST_BEAST_STREAM_TIMERS_ROUTED, stream_suite.hpp) the timers of its operations

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Shared scaffolding of the Beast stream suite: the stream families every test
 // is instantiated for (boost::beast::basic_stream, which proves each test
 // right, asio_wheel::beast::basic_stream, which proves the drop-in, and

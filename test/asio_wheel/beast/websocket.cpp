@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // The stream under websocket::stream, on Beast's basic_stream and on ours:
 // lowest_layer, handshake, message, close, a read timeout. Part of the suite
 // "integration" (integration.cpp), in a file of its own: websocket::stream's

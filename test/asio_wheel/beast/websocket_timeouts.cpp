@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Beast's websocket::stream's own timeouts (stream_base::timeout: the handshake timeout, the
 // idle timeout with and without keep-alive pings, the close handshake's timeout), on Beast's
 // basic_stream (the reference, which proves each test right) and on Beast's basic_stream over

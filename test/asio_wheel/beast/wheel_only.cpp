@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // What only asio_wheel::beast::basic_stream promises: its timeouts are
 // entries of the context's wheel (wheel_stats counts them; no timer of the
 // reactor is involved), and arming and withdrawing one allocates nothing.

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Must not compile: Asio's own cancel_after(duration, token) on an operation of a
 // wheel_executor builds a timer of the operation's executor type (a routed timer) and moves
 // it into Asio's basic_waitable_timer<Clock, WaitTraits>, which cannot take it over. The

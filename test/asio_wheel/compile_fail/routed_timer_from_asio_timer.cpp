@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Must not compile: a routed timer cannot take over Asio's own timer (its waits live in
 // Asio's timer queue); the message says to construct it from the executor.
 #include "../../test_asio.hpp"

@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/asio_operation.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Tests of the Asio internals the library names once (include/asio_wheel/detail/
 // asio_operation.hpp) that differ between Asio versions: detail::target_of and
 // detail::native_executor, which tell a plain io_context executor behind an any_io_executor

@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/asio_scheduler.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Tests of the scheduler hooks (include/asio_wheel/detail/asio_scheduler.hpp): the wheel
 // service under every kind of io_context concurrency hint: the default, 1, 2, and the special
 // hints UNSAFE, UNSAFE_IO and SAFE. For each, how the service reads the hint

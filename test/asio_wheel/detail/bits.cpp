@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/bits.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of the wheel's bit operations: lowest_bit and highest_bit of
 // every single bit and of random words, and rotate_right by every amount,
 // each against a plain loop. The intrinsics they use (GCC and clang's

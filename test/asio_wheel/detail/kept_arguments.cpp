@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/kept_arguments.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of the room a timed operation keeps an early completion's
 // arguments in: the signature chosen for a set of arguments is the first
 // that can take them, the arguments come back as they went in (move-only

@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/op_memory.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of where an operation's memory comes from: a handler with an
 // associated allocator of its own gets it from that allocator, rebound to
 // the operation's type, one object at a time; a handler with none (the

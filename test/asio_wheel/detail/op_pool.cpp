@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/op_pool.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of the per-thread free lists behind operations whose handler has
 // no allocator of its own: a freed block is reused by the next allocation of
 // its 16-byte size class (last freed, first reused), blocks of another class

@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/tick_grid.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of the tick arithmetic of the service: the grid origin + k * tick
 // on a clock's time line and the conversions between time points and ticks.
 // due_tick(t) is the first boundary at or after t (waiting for it is never

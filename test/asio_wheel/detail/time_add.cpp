@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/time_add.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // detail::add_saturated (include/asio_wheel/detail/time_add.hpp), the now + d of the refreshes:
 // the same result as Asio's chrono_time_traits::add for every pair of edge values (the clock's
 // min and max, either side of them and of the epoch, zero), on steady_clock, system_clock, a

@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/timing_wheel.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of the wheel as a plain data structure over integer ticks: slot
 // placement, rounds, wrap-around, far ticks, lazy re-filing, the earliest-due
 // search, rewinding (a clock that stepped back, negative ticks), and a

@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/wait_op.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // detail::timer_wait_list (include/asio_wheel/detail/wait_op.hpp), a timer's pending waits in
 // one word: against a std::deque of the same waits, it keeps their order through pushes, pops
 // and removals at every position, and says empty, lone, front and size as the deque does; a

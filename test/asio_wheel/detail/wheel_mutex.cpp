@@ -1,6 +1,10 @@
 //
 // test/asio_wheel/detail/wheel_mutex.cpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // Unit tests of the service's lock: mutual exclusion with more threads than
 // the machine has cores, so that holders are preempted and waiters go through
 // the contended path (spin, then sleep on the lock word: a futex on Linux,

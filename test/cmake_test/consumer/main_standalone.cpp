@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Waits on a wheel_timer of the standalone flavour and exits 0 when it completed with
 // success, and so did the waits of second.cpp, the program's other translation unit that
 // includes asio-wheel. Standalone Asio only: compiling fails if a Boost.Asio or Boost.System

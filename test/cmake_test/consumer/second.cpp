@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // A second translation unit that includes asio-wheel, in either flavour: a function of the
 // library defined in a header but not inline would be defined twice, and the link fails.
 #include <asio_wheel.hpp>

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Integration tests of example/http_keepalive: each test starts the server
 // programs (http_keepalive on asio_wheel::beast::tcp_stream,
 // http_keepalive_beast on boost::beast::tcp_stream, http_keepalive_routed on

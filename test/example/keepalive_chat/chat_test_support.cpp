@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Implementation of the integration-test helpers: posix_spawn with pipes,
 // pidfd waits, and a poll()-based line client. See chat_test_support.hpp.
 #include "chat_test_support.hpp"

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Helpers for the keepalive chat integration tests: a child process started
 // with posix_spawn (stdout, optionally stderr, piped; waited for with a pidfd,
 // so every wait has a timeout and nothing polls with sleeps), the chat server

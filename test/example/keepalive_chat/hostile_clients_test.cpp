@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Hostile clients against the keepalive chat server (doc/reliability.md,
 // section 5): each case starts its own keepalive_chat_server on an ephemeral
 // 127.0.0.1 port, attacks it through real sockets (binary input, overlong

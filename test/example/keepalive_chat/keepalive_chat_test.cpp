@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Integration tests of example/keepalive_chat: each test starts its own
 // keepalive_chat_server process on an ephemeral 127.0.0.1 port and checks one
 // behaviour of the server (doc/example.md) through real sockets. Every read

@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Unit tests of the WebSocket chat's room (example/websocket_chat/room.hpp) with recording
 // members on an io_context run by hand: the broadcast's fan-out yields to other handlers
 // every fanout_batch deliveries, keeps the order of messages, sends nothing to a member that

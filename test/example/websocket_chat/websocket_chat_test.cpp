@@ -1,3 +1,7 @@
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+
 // Integration tests of example/websocket_chat: each test starts websocket_chat_server (the
 // program of the build's Beast) on an ephemeral 127.0.0.1 port and checks one behaviour
 // through real WebSocket connections (Beast's client, every run bounded by run_for), or

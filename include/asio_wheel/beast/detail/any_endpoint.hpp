@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/detail/any_endpoint.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The connect condition that accepts every endpoint: what the stream's
 // range and iterator async_connect overloads without a condition pass on to
 // asio::async_connect (Beast's detail::any_endpoint).

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/detail/executor_queries.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // What the stream asks of an executor or a handler to find where a timeout's
 // upcall runs and which wheel holds its timeouts: the execution context of
 // an executor (old or new style), whether an executor is a plain io_context

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/detail/pending_guard.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // pending_guard: marks an operation kind (read, write) of the stream pending
 // for the lifetime of one operation, as Beast's stream_base::pending_guard
 // does, and withdraws the operation's armed timeout if the operation goes

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/detail/rate_policy_access.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The stream's way to Beast's rate policies, whose members are private to
 // all but boost::beast::rate_policy_access: a specialization of
 // boost::beast::basic_stream (every one of which that class befriends) on a

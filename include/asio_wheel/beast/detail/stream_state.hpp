@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/detail/stream_state.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // stream_state: the shared state of one asio_wheel::beast::basic_stream
 // (Beast's basic_stream::impl_type), held by a boost::shared_ptr so that it
 // outlives the stream while operations are pending. It holds the socket,

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/detail/stream_timeouts.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The stream's timeouts: what Beast's op_state holds, with its steady_timer
 // replaced by a wheel entry. Each of the stream's two op_states (read and
 // write; connect uses the write one) embeds one timeout_op, a wheel entry

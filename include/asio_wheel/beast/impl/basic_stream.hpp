@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/impl/basic_stream.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The definitions of the members declared in asio_wheel/beast/basic_stream.hpp
 // (which includes this file at its end) and its customization points, in
 // the order of Beast's boost/beast/core/impl/basic_stream.hpp, so that the

@@ -1,6 +1,10 @@
 //
 // asio_wheel/beast/impl/basic_stream_ops.hpp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // basic_stream::ops: the composed operations behind the stream's
 // asynchronous members, as Beast's ops in the first half of
 // boost/beast/core/impl/basic_stream.hpp, and in the same order:

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/impl/op_pool.ipp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The per-thread free lists behind detail::op_pool. Included at the end of
 // op_pool.hpp (header-only, the default), or compiled once through
 // asio_wheel/src.hpp (ASIO_WHEEL_SEPARATE_COMPILATION).

@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/impl/timing_wheel.ipp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The non-template part of detail::timing_wheel: filing (which level, which
 // slot), removal, the occupancy bitmaps, the search for the next slot a pass
 // walks and for the earliest due tick. Included at the end of

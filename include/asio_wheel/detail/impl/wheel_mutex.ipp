@@ -1,6 +1,10 @@
 //
 // asio_wheel/detail/impl/wheel_mutex.ipp
 //
+// Copyright (c) 2026 The asio-wheel authors.
+// Distributed under the Boost Software License, Version 1.0. (See the
+// accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
+//
 // The contended paths of detail::wheel_mutex: spin a little, then sleep on
 // the lock word: a futex on Linux, WaitOnAddress on Windows (the same
 // compare-and-sleep on a 32-bit word, Windows 8 and later; link
