@@ -137,17 +137,6 @@
 # define ASIO_WHEEL_TEST_DETACHED_DEFAULT_ON_ANY_IO_EXECUTOR 1
 #endif
 
-// ---- How Asio's scheduler reads the SAFE concurrency hint, i.e. whether it runs "one thread"
-// (its one_thread_: concurrency_hint == 1), checked in impl/config.ipp and
-// detail/impl/scheduler.ipp at each tag. Before 1.33 the scheduler keeps the hint itself: SAFE
-// is not one thread. From asio-1-33-0 to asio-1-34-2 (Boost 1.87, 1.88)
-// config_from_concurrency_hint reports every special hint as concurrency_hint 1, SAFE
-// included. From asio-1-35-0 (Boost 1.89 and 1.90, standalone 1.38) it reports a special
-// hint as 1 only if the scheduler or the reactor's I/O is unlocked, and SAFE as -1 again. ---
-#if ASIO_WHEEL_ASIO_VERSION >= 103300 && ASIO_WHEEL_ASIO_VERSION < 103500
-# define ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD 1
-#endif
-
 namespace asio_wheel_test {
 
 namespace asio = asio_wheel::asio;

@@ -156,7 +156,7 @@ int main(int argc, char** argv)
             << "silent timed out     " << silent_expired << " of "
             << silent_count << "\n"
             << "active timed out     " << active_expired << "\n"
-            << "drive wakeups        " << stats.drive_wakeups << " (empty "
+            << "wakeups        " << stats.wakeups << " (empty "
             << stats.empty_wakeups << ") in "
             << std::chrono::duration_cast<std::chrono::milliseconds>(
                    clock_type::now() - start)

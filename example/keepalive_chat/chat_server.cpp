@@ -402,9 +402,7 @@ std::string chat_server::stats_line() const
        // Millionths, as every value here is an integer (1/64 is 15625 exactly).
        << " tolerance_ppm=" << std::llround(o.tolerance * 1e6)
        << " timers_in_wheel=" << s.timers_in_wheel
-       << " pending_waits=" << s.pending_waits
-       << " queued_completions=" << s.queued_completions
-       << " drive_wakeups=" << s.drive_wakeups
+       << " pending_waits=" << s.pending_waits << " wakeups=" << s.wakeups
        << " wakeups_saved=" << s.wakeups_saved
        << " empty_wakeups=" << s.empty_wakeups
        << " waits_expired=" << s.waits_expired

@@ -108,13 +108,13 @@ void print_server_and_own_stats(
       std::printf("  server timers: %s (a session's idle and write timers, "
                   "--timers)\n",
           timers->second.c_str());
-    std::printf("  server wheel: drive_wakeups +%llu (%.1f/s over %.1f s), "
+    std::printf("  server wheel: wakeups +%llu (%.1f/s over %.1f s), "
                 "wakeups_saved +%llu, empty_wakeups +%llu,\n"
                 "                waits_expired +%llu, waits_cancelled +%llu, "
                 "lazy_refilings +%llu, round_revisits +%llu,\n"
                 "                max_lateness %.3f ms\n",
-        (unsigned long long)delta("drive_wakeups"),
-        seconds > 0 ? double(delta("drive_wakeups")) / seconds : 0.0, seconds,
+        (unsigned long long)delta("wakeups"),
+        seconds > 0 ? double(delta("wakeups")) / seconds : 0.0, seconds,
         (unsigned long long)delta("wakeups_saved"),
         (unsigned long long)delta("empty_wakeups"),
         (unsigned long long)delta("waits_expired"),

@@ -48,10 +48,10 @@ measure() {
   sleep "$settle_seconds"
   rss_idle=$(rss_kib)
   cpu_start=$(cpu_ns)
-  wakeups_start=$(stats_field drive_wakeups)
+  wakeups_start=$(stats_field wakeups)
   sleep "$hold_seconds"  # the measured interval itself
   cpu_end=$(cpu_ns)
-  wakeups_end=$(stats_field drive_wakeups)
+  wakeups_end=$(stats_field wakeups)
   cat <&4  # the rest of the load client's output: its summary
   exec 4<&-
   wait "$load_pid" && load_status=0 || load_status=$?
@@ -83,7 +83,7 @@ for timers in $timers_list; do
   echo
 done
 # Side by side when there were several. (steady_timer's waits are Asio's own timers,
-# not the wheel's: with them the drive timer serves only the server's own.)
+# not the wheel's: with them the wheel serves only the server's own.)
 if [[ $(wc -l < "$work_dir/table") -gt 1 ]]; then
   echo "$connections silent connections, ${hold_seconds} s window, ${settle_seconds} s after the last connect:"
   echo

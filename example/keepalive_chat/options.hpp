@@ -38,7 +38,7 @@ struct server_options
       0;  // 0: the kernel picks a free port, printed on the first line
   std::chrono::nanoseconds idle_timeout = std::chrono::seconds(30);
   // Idle timeouts are seconds long, so 10 ms is plenty of precision; it also
-  // caps the drive timer at 100 wakeups per second however many connections
+  // caps the wheel at 100 wakeups per second however many connections
   // there are, and 4096 slots x 10 ms = 41 s covers a 30 s timeout in one round.
   std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
   // A write that makes no progress for this long marks a slow consumer.

@@ -40,7 +40,7 @@ struct server_options
   std::chrono::nanoseconds handshake_timeout = std::chrono::seconds(30);
   bool keep_alive_pings = true;
   // The wheel's tick (--timers wheel): idle timeouts are seconds long, so
-  // 10 ms is plenty of precision, and the drive timer wakes at most 100 times
+  // 10 ms is plenty of precision, and the wheel wakes the loop at most 100 times
   // a second however many connections there are.
   std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
   // The stream of --timers, but no timeouts set: what that stream costs without

@@ -202,8 +202,7 @@ std::string chat_room::stats_line() const
   {
     const asio_wheel::wheel_stats s = wheel_stats_();
     out << " timers_in_wheel=" << s.timers_in_wheel
-        << " pending_waits=" << s.pending_waits
-        << " drive_wakeups=" << s.drive_wakeups
+        << " pending_waits=" << s.pending_waits << " wakeups=" << s.wakeups
         << " waits_expired=" << s.waits_expired
         << " waits_cancelled=" << s.waits_cancelled << " max_lateness_us="
         << std::chrono::duration_cast<std::chrono::microseconds>(s.max_lateness)

@@ -24,6 +24,5 @@
 
 #include <asio_wheel/detail/impl/op_pool.ipp>
 #include <asio_wheel/detail/impl/timing_wheel.ipp>
-#include <asio_wheel/detail/impl/wheel_mutex.ipp>
 
 #endif  // ASIO_WHEEL_SRC_HPP

@@ -47,9 +47,12 @@ struct wheel_options
   /// doc/design.md, "Levels"). 4096 slots cost 96 KiB per service.
   std::size_t slots = 4096;
 
-  /// Fairness budget: when many waits expire at once, at most this many
-  /// handlers are queued before the service lets other ready handlers of the
-  /// context (I/O completions, posts) run; the rest follow in later slices.
+  /// Fairness budget: when many waits expire at once, every one of them is
+  /// decided then (a cancel() finds them expired, as with steady_timer),
+  /// but at most this many handlers are handed to the event loop at each of
+  /// its turns, so that the I/O completions and handlers that become ready
+  /// meanwhile run between them; the rest follow at the next turns. Each
+  /// handler is one operation of the event loop, as a steady_timer's is.
   /// Must be > 0.
   std::size_t max_completions_per_slice = 256;
 
@@ -103,34 +106,21 @@ struct wheel_stats
   /// Timers that have at least one pending wait, i.e. entries in the wheel.
   std::size_t timers_in_wheel = 0;
 
-  /// Waits not yet expired nor cancelled.
+  /// Waits not yet completed by the wheel nor cancelled. (While a storm of
+  /// expiries is handed to the event loop, the waits of its wakeup that the
+  /// wheel has not visited yet count here; they are expired already: a
+  /// cancel() finds them so.)
   std::size_t pending_waits = 0;
 
-  /// Waits decided (expired, or aborted) whose handler no slice has called
-  /// yet: they wait in the service's queues for a slice.
-  std::size_t queued_completions = 0;
+  /// Times the reactor woke for the wheel: a tick it was due to process
+  /// had come, or waits whose expiry had been reached when they started
+  /// were waiting. Each is an event-loop wakeup, unless the reactor was
+  /// awake for other work anyway.
+  std::uint64_t wakeups = 0;
 
-  /// Times the drive timer completed (each is one event-loop wakeup).
-  std::uint64_t drive_wakeups = 0;
-
-  /// Drive wakeups that found no wait due (after a cancel or a lazy move,
-  /// or the one of a drive timer parked when the wheel emptied).
+  /// Wakeups that found no wait due (after a cancel or a lazy move, or an
+  /// upper level's slot whose entries only moved down).
   std::uint64_t empty_wakeups = 0;
-
-  /// Times the drive timer was set in the reactor's timer queue (each takes
-  /// the reactor's lock and may cost a system call), and times it was
-  /// cancelled there to be set earlier. When the last pending wait goes, the
-  /// drive timer is parked, not cancelled: a context whose only timeout is
-  /// the current operation's sets it about once per timeout length, not
-  /// once per operation.
-  std::uint64_t drive_arms = 0;
-  std::uint64_t drive_cancels = 0;
-
-  /// Of drive_arms, those made ahead of time: the drive timer is two reactor
-  /// timers, and while one waits for the next due tick the other is set for
-  /// the due tick after it, so that a wakeup does not move the reactor's
-  /// deadline twice (once when it fires, once when it is re-armed).
-  std::uint64_t drive_arms_ahead = 0;
 
   /// Waits completed with success because their expiry was reached.
   std::uint64_t waits_expired = 0;
@@ -164,7 +154,7 @@ struct wheel_stats
   /// Waits that completed at a later tick than their own, the one their
   /// tolerance chose to share with others: each is a wakeup the wheel did
   /// not make, unless another wait was due at its own tick too, so an upper
-  /// bound on the wakeups the tolerance saved (drive_wakeups with and
+  /// bound on the wakeups the tolerance saved (wakeups with and
   /// without the tolerance give the exact figure). Always 0 without one.
   std::uint64_t wakeups_saved = 0;
 
@@ -173,28 +163,10 @@ struct wheel_stats
   /// doc/design.md, "Clocks that step"). Always 0 with a steady clock.
   std::uint64_t clock_steps_back = 0;
 
-  /// Slices run: batches of decided waits (expired or aborted) whose
-  /// handlers the service called itself, one scheduler operation each,
-  /// with one thread or several (see doc/design.md, "Completion and
-  /// fairness").
-  std::uint64_t slices = 0;
-
-  /// Handlers called in those slices; sliced_completions / slices is the
-  /// average batch.
-  std::uint64_t sliced_completions = 0;
-
-  /// Aborted waits whose handler went to the scheduler by itself, as Asio's
-  /// cancel posts it, instead of through a slice: a timer's lone wait
-  /// aborted (expires_after or cancel: the idle-timeout re-arm) inside a
-  /// handler of a context one thread runs, when nothing else was queued and
-  /// slices were not batching (see doc/design.md, "Completion and
-  /// fairness"). Every handler the service runs is sliced or posted.
-  std::uint64_t posted_completions = 0;
-
   /// The largest lateness observed when the wheel found a wait due: that
-  /// time minus the wait's expiry (at most a tick plus the loop's delay in
-  /// running the drive timer). The handler itself may run later still when
-  /// the loop is busy with other handlers.
+  /// time minus the wait's expiry (at most a tick plus the reactor's delay
+  /// in waking). The handler itself may run later still when the loop is
+  /// busy with other handlers.
   std::chrono::nanoseconds max_lateness{0};
 };
 

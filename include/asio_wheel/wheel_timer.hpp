@@ -215,7 +215,10 @@ public:
   std::size_t expires_at(const time_point& expiry_time)
   {
     prefetch_object();
-    return service().expires_at(impl(), expiry_time);
+    // The clock first: it must not wait for the timer's lines to arrive. It
+    // tells the service whether expiry_time has been reached.
+    const time_point now = time_traits::now();
+    return service().expires_at(impl(), expiry_time, now);
   }
 
   /// Sets the expiry relative to now; aborts all pending waits first.

@@ -7,87 +7,93 @@
 //
 // The execution_context service that keeps the pending waits of all
 // basic_wheel_timer objects of one context (and one Clock) in a single
-// hierarchical timing wheel, driven by one timer in Asio's reactor. See
-// doc/design.md for the algorithm, its precision and its costs.
+// hierarchical timing wheel, which is one of the timer queues of the
+// context's reactor, as Asio's own timer queue is. See doc/design.md for the
+// algorithm, its precision and its costs.
 //
 // Users meet this class only to configure it (make_service with
 // wheel_options) and to read options() and stats(); the rest is the
 // implementation interface basic_wheel_timer calls, in the style of Asio's
 // detail::deadline_timer_service. This file declares it; the definitions
-// are in impl/wheel_timer_service.hpp. Its parts have homes of their own:
-//   detail/timing_wheel.hpp       the wheel over integer ticks
-//   detail/tick_grid.hpp          time points <-> ticks
-//   detail/drive_timer.hpp        the two timers in the reactor
-//   detail/completion_slices.hpp  decided waits on their way to handlers
-//   detail/asio_scheduler.hpp     the Asio scheduler and reactor hooks
+// are in impl/wheel_timer_service.hpp. Its parts:
+//   detail/timing_wheel.hpp    the wheel over integer ticks
+//   detail/tick_grid.hpp       time points <-> ticks, and tolerances
+//   detail/wait_op.hpp         a wait's operation, and a timer's FIFO of them
+//   detail/asio_scheduler.hpp  the scheduler, and the wheel as a timer queue
+//                              of the reactor
 //
 // Ground rules.
 //
-// The words:
-//   wait      one async_wait (or one per-operation timeout), a
-//             detail::wait_op_base queued on its timer's FIFO while pending.
-//   decided   a wait's result is fixed, success (it expired) or
-//             operation_aborted, and it has left its timer (op->timer is
-//             null; decided() was called). Its handler has not run yet: it
-//             goes to the completion slices, which call it after the lock is
-//             released. Nothing undoes a decision.
-//   ghost     a timer's entry left in the wheel after its last wait was
-//             aborted (retire): a new wait of the timer reuses it without a
-//             list operation, and a walk that finds it drops it.
-//   retire    what happens to a timer whose last wait is aborted: its entry
-//             stays as a ghost, or is unlinked if it is filed at or before
-//             the drive timer's tick.
-//   drop      abort every wait of a timer and unlink its entry, ghost
-//             included: the timer is going away or being moved over.
-//   withdraw  take back a per-operation timeout whose operation completed
-//             first: the wait is unlinked without being decided, and never
-//             completes; its entry is unlinked, or retired (the Beast
-//             stream's, which lives on with the stream).
-//   abandon   after shutdown, a new wait is decided and handed to the
-//             scheduler, which destroys it without calling its handler, as
-//             Asio does with its own timers.
+// A wait (one async_wait, or one per-operation timeout) is a
+// detail::wait_op_base, in exactly one of these states:
+//   pending   queued on its timer's FIFO (op->timer is the timer), the
+//             timer's entry filed in the wheel: in a slot at or before its
+//             due tick, or among the entries due already (its expiry had
+//             been reached when it was filed). It counts one unit of the
+//             scheduler's outstanding work, and cancel() finds it.
+//   expired   due when the reactor last asked for the due waits
+//             (get_ready_timers): every wait due then is decided then, as
+//             Asio decides its own. The wheel visits at most
+//             max_completions_per_slice entries a turn, so a wait may be
+//             expired while still on its timer's FIFO, in a pass that has
+//             not reached it yet (logically_decided); whatever touches that
+//             timer first completes its waits (expire_if_decided). Once
+//             visited it is off its timer (op->timer is null), its result
+//             success, in ready_, and each turn of the reactor hands at most
+//             max_completions_per_slice of them to the scheduler, one
+//             operation each.
+//   aborted   cancel(), cancel_one(), expires_*, the destructor, a move or
+//             per-operation cancellation took it off its timer with
+//             operation_aborted, and posted it to the scheduler at once, as
+//             Asio's cancel does.
+//   withdrawn a per-operation timeout whose operation completed first: off
+//             its timer, it never completes; its unit of work is given back.
+//   abandoned after shutdown: handed to the scheduler, which destroys it
+//             without calling its handler, as Asio does with its timers.
+// A wait leaves the pending state once, and a decided one (expired,
+// aborted, withdrawn, abandoned) is never decided again: op->timer is what
+// says which. Its owner's hook (a hooked_wait_op's) runs when it leaves.
 //
-// The lock (mutex_, a detail::wheel_mutex; no lock at all under a
-// concurrency hint that disables the scheduler's) guards the wheel, the
-// expiry, slack and FIFO of every timer (a walk on another thread reads
-// them), the drive timer, the slices' queues and stats_. (A timer object
-// itself is no more thread-safe than Asio's.) No handler, allocator or
-// executor of the user runs under it: decisions are collected in a
-// slice_request and sent once it is released, and operations are allocated
-// before it is taken.
+// The lock (mutex_: Asio's own mutex, off when the context's scheduler does
+// not lock, as under the concurrency hint UNSAFE) guards the wheel, ready_,
+// stats_, reported_, and the expiry, slack and FIFO of every timer with a
+// pending wait (the reactor's thread reads them). The reactor calls in with
+// its own lock held and takes this one inside it; the service never calls
+// the reactor or the scheduler with this one held, and no handler,
+// allocator or executor of the user runs under it: aborted waits are
+// collected and posted once it is released, and operations are allocated
+// before it is taken. (A timer object itself is no more thread-safe than
+// Asio's.)
 //
 // One field of a timer is not guarded: its extension (extend_to), a
 // std::atomic that the timer's owner stores with a relaxed store and no
 // lock. The service only reads it, under the lock; it is written under the
 // lock only by the owner's own calls (expires_*, reschedule_* clear it, a
 // move carries it). Its effective expiry, the later of expiry and
-// extension, is what every decision reads. A store that races a walk on
-// another thread is read by the walk or not: if not, the walk decides the
-// timer's waits by the effective expiry it read, and if that has passed,
-// they complete with success (as with Asio's timer when expires_after
-// comes after the wait expired); if it is read, the entry is re-filed for
-// it. Either way no wait is decided before the effective expiry the walk
-// read. The store orders nothing else: it publishes no other data.
+// extension, is what every decision reads. A store that races the reactor's
+// walk is read by the walk or not: if not, the walk decides the timer's
+// waits by the effective expiry it read, and if that has passed, they
+// complete with success (as with Asio's timer when expires_after comes after
+// the wait expired); if it is read, the entry is re-filed for it. Either way
+// no wait is decided before the effective expiry the walk read.
 //
 // Invariants, whenever the lock is free:
-//   - a timer with pending waits is filed in the wheel at or before its due
-//     tick (its effective expiry rounded up to a tick, later by its
-//     tolerance if it has one); a ghost or a lazily moved entry may be filed
-//     earlier than that, never later. The one exception: extend_to reads
+//   - a timer with a pending wait has an entry in the wheel, filed at or
+//     before its due tick (its effective expiry rounded up to a tick, later
+//     by its tolerance if it has one), earlier after a lazy move (reschedule
+//     later, an extension) or the reuse of a ghost, which the walk corrects
+//     when it reaches the slot. A timer without one may keep its entry as a
+//     ghost (retire), filed after the reactor's deadline. The one exception: extend_to reads
 //     nothing, so an extension stored earlier than one the walk has already
 //     re-filed the entry for (the last call wins) leaves it filed for that
 //     later one, never beyond the latest effective expiry the walk read;
-//   - no wait is decided before its expiry: one whose tick is due when it
-//     is armed is decided at once, with success, and completes through the
-//     slices, never inside async_wait;
-//   - while any wait is pending, a drive timer is armed, in the reactor, at
-//     or before the earliest filed tick, or is being cancelled and re-arms
-//     when that completes, or a bounded advance is under way and a slice
-//     will continue it; with none pending, the drive timers are parked so
-//     that run() can return;
-//   - each pending wait counts one unit of the scheduler's outstanding work,
-//     until its handler has run (or it is withdrawn, or destroyed);
-//   - stats_.pending_waits and timers_in_wheel count the waits and the
+//   - no wait is decided expired before its expiry;
+//   - the reactor's deadline is at or before the wheel's earliest due tick
+//     (now, while ready_ or the due entries are not empty): reported_ is
+//     the deadline the reactor was last given, and whatever files an
+//     earlier one pokes the reactor once the lock is released;
+//   - stats_.pending_waits and timers_in_wheel count the waits on their
+//     timers' FIFOs (expired ones a pass has not reached included) and the
 //     timers that have at least one.
 //
 
@@ -102,22 +108,15 @@
 # include <asio_wheel/detail/asio_forward.hpp>
 # include <asio_wheel/detail/asio_operation.hpp>
 # include <asio_wheel/detail/asio_scheduler.hpp>
-# include <asio_wheel/detail/completion_slices.hpp>
-# include <asio_wheel/detail/drive_timer.hpp>
 # include <asio_wheel/detail/tick_grid.hpp>
 # include <asio_wheel/detail/timing_wheel.hpp>
 # include <asio_wheel/detail/wait_op.hpp>
-# include <asio_wheel/detail/wheel_mutex.hpp>
 # include <asio_wheel/wheel_options.hpp>
 
-# include <algorithm>
 # include <atomic>
 # include <chrono>
+# include <cstdint>
 # include <limits>
-# include <memory>
-# include <stdexcept>
-# include <thread>
-# include <type_traits>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 namespace detail {
@@ -187,6 +186,11 @@ struct timer_expiry
  * @endcode
  * (With standalone Asio: asio::make_service.)
  *
+ * The wheel is one of the timer queues of the context's reactor, as Asio's
+ * own timer queue is: each expired wait's handler is one operation of the
+ * scheduler, so run(), run_one(), poll(), stop() and their counts behave as
+ * with steady_timer.
+ *
  * Thread safety: all members may be called concurrently for distinct timers;
  * the wheel is protected by one mutex, disabled when the context's scheduler
  * does not lock (concurrency hint ..._CONCURRENCY_HINT_UNSAFE), as Asio's
@@ -203,12 +207,10 @@ public:
   using traits_type = WaitTraits;
 
   /// Per-timer state, embedded in basic_wheel_timer: the expiry and its
-  /// tolerance, the FIFO of pending waits and the intrusive wheel entry. The
-  /// entry is in the wheel while the FIFO is not empty; after its last wait
-  /// was aborted it may stay there as a "ghost" (see retire), which a new
-  /// wait reuses and a walk drops. The expiry and the FIFO come first so
-  /// that a reschedule, which touches only them, usually touches one cache
-  /// line of the timer.
+  /// tolerance, the FIFO of pending waits and the intrusive wheel entry,
+  /// which is in the wheel while the FIFO is not empty. The expiry and the
+  /// FIFO come first so that a reschedule, which touches only them, usually
+  /// touches one cache line of the timer.
   struct implementation_type : detail::timer_expiry<time_point>,
                                detail::timer_waits,
                                detail::wheel_entry
@@ -222,10 +224,7 @@ public:
   /// Creates the service with @p options (make_service).
   /// @throws std::invalid_argument naming the invalid field.
   wheel_timer_service(
-      asio::execution_context& context, const wheel_options& options)
-    : wheel_timer_service(context, detail::validated(options),
-        asio::use_service<detail::scheduler>(context))
-  {}
+      asio::execution_context& context, const wheel_options& options);
 
   /// The options the service was made with.
   const wheel_options& options() const noexcept { return options_; }
@@ -279,10 +278,11 @@ public:
       implementation_type& impl, const time_point& t, const time_point& now);
 
   /// Moves the expiry of the pending waits without aborting them; returns
-  /// how many waits moved. Later: a store, the entry is re-filed lazily.
+  /// how many waits moved. Later: a store, the entry is re-filed lazily. A
+  /// time already reached completes them at the next turn of the loop.
   std::size_t reschedule_at(implementation_type& impl, const time_point& t);
 
-  /// The same, for an expiry set at @p now (reschedule_after).
+  /// The same, with the clock read at @p now (reschedule_after).
   std::size_t reschedule_at(
       implementation_type& impl, const time_point& t, const time_point& now);
 
@@ -329,45 +329,28 @@ public:
   /// Per-operation timeouts (asio_wheel::cancel_after, the Beast stream): a
   /// timeout is an implementation_type with one wait whose operation the
   /// caller owns. arm_timeout files it for @p expiry; if that is reached,
-  /// @p op completes with success like any wait (through the slices);
-  /// withdraw_timeout takes it back without completing it. @p slack: how
-  /// late it may fire (slack_for, slack_of). If @p op is a
-  /// detail::hooked_wait_op, its hook runs when the timeout is decided.
+  /// @p op completes with success like any wait; withdraw_timeout takes it
+  /// back without completing it. @p slack: how late it may fire (slack_for,
+  /// slack_of). If @p op is a detail::hooked_wait_op, its hook runs when the
+  /// timeout leaves the pending state (expired, or abandoned at shutdown).
   void arm_timeout(implementation_type& entry, detail::wait_op_base* op,
       const time_point& expiry, detail::timer_slack slack = {});
 
   /// Takes back the timeout @p op armed on @p entry, without completing it:
-  /// O(1), no completion, no allocation. The entry is unlinked, or, with
-  /// KeepEntry, may stay in the wheel as a ghost (retire), which the next
-  /// arm_timeout on it reuses without a list operation: for an entry that
-  /// lives on and times one operation after another (the Beast stream's),
-  /// whose owner then calls destroy(entry) before it goes away. (A template
-  /// parameter, so that cancel_after's withdraw has no branch to inline.)
-  /// Returns false if the timeout has already been decided (it fired, or
-  /// was abandoned at shutdown): then @p op completes or is destroyed as
-  /// usual.
-  template <bool KeepEntry = false>
+  /// O(1), no completion, no allocation; the entry leaves the wheel. Returns
+  /// false if the timeout has already been decided (it expired, or was
+  /// abandoned at shutdown): then @p op completes or is destroyed as usual.
   bool withdraw_timeout(implementation_type& entry, detail::wait_op_base* op);
 
   /// @}
 
 private:
-  using lock_type = detail::wheel_mutex::scoped_lock;
+  friend detail::wheel_reactor_queue<wheel_timer_service>;
+
+  using lock_type = detail::service_mutex::scoped_lock;
   using time_traits = detail::chrono_time_traits<Clock, WaitTraits>;
   using tick_type = detail::tick_type;
-  using slice_request = detail::completion_slices::slice_request;
-  using slice_plan = detail::completion_slices::slice_plan;
-
-  wheel_timer_service(asio::execution_context& context,
-      const wheel_options& options, detail::scheduler& scheduler)
-    : detail::execution_context_service_base<wheel_timer_service>(context),
-      options_(options), grid_(options.tick, Clock::now()),
-      wheel_(options.slots), scheduler_(scheduler),
-      threading_(detail::threading_of(context)), mutex_(threading_.locking),
-      drive_(context, scheduler, grid_, &wheel_timer_service::on_drive, this),
-      slices_(scheduler, threading_.one_thread, &wheel_timer_service::on_slice,
-          this)
-  {}
+  using aborted_waits = detail::op_queue<detail::scheduler_operation>;
 
 # if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
   // Installed in a handler's cancellation slot: aborts that one wait.
@@ -393,137 +376,134 @@ private:
   };
 # endif
 
+  // ---- The entry points' shared steps (impl/wheel_timer_service.hpp) ----
+
   template <typename Handler, typename IoExecutor>
   void start_wait(
       implementation_type& impl, Handler& handler, const IoExecutor& io_ex);
 
-  // After shutdown, as Asio's reactor does: hands the operation to the
-  // scheduler, which destroys it without running it. Lock not held.
-  void abandon(detail::wait_op_base* op);
+  // Files op on impl (lock not held), or abandons it after shutdown.
+  void file_or_abandon(implementation_type& impl, detail::wait_op_base* op);
 
-  // Queues op on impl's FIFO and files impl in the wheel, or decides op at
-  // once if impl's expiry is due. Counts the wait as outstanding work of the
-  // scheduler until its handler has run. Lock held.
-  void enqueue_wait(implementation_type& impl, detail::wait_op_base* op,
-      slice_request& request);
+  // Aborts up to max_aborted of impl's oldest waits, then, if `set`, sets
+  // the expiry to t, set at *now (for the context's tolerance; a reading of
+  // the clock if now_is_reading). Posts the aborted waits once the lock is
+  // released.
+  std::size_t abort_and_set(implementation_type& impl, std::size_t max_aborted,
+      bool set, const time_point& t, const time_point* now,
+      bool now_is_reading = false);
 
-  std::size_t cancel_and_set_expiry(
-      implementation_type& impl, std::size_t max_aborted);
+  // Per-operation cancellation: aborts one wait if it is still pending.
+  void cancel_wait(detail::wait_op_base* target);
 
-  // Aborts the pending waits, then sets the expiry to t, set at `now`.
-  std::size_t cancel_and_set_expiry(implementation_type& impl,
-      std::size_t max_aborted, const time_point& t, const time_point& now);
+  // Posts aborted waits (lock not held), as Asio's cancel does.
+  void post_aborted(aborted_waits& aborted);
+
+  // ---- Primitives, lock held ----
+
+  // Queues op on impl's FIFO and, for impl's first wait, files impl. Counts
+  // the wait as outstanding work. Returns true if the reactor must be poked.
+  bool queue_wait(implementation_type& impl, detail::wait_op_base* op);
+
+  // Files impl, which has pending waits and is not in the wheel, for its
+  // effective expiry: among the due entries if that has been reached, else
+  // at its due tick. Returns true if the reactor must be poked.
+  bool file(implementation_type& impl);
+
+  // impl's pending waits may be due earlier than it is filed (its expiry
+  // moved earlier, or its tolerance shrank): files it again if they are.
+  // Returns true if the reactor must be poked.
+  bool refile_if_earlier(implementation_type& impl);
+
+  // Aborts up to max_aborted of impl's oldest waits into `aborted`; impl
+  // leaves the wheel if none is left. Returns how many.
+  std::size_t abort_waits(implementation_type& impl, aborted_waits& aborted,
+      std::size_t max_aborted);
+
+  // Whether impl's waits are expired already: due by the reactor's last
+  // wakeup (decided_tick_), in a pass of the wheel that has not visited
+  // them yet. Every wait due at a wakeup is decided then, as Asio decides
+  // its own; the wheel visits a budget of entries a turn.
+  bool logically_decided(const implementation_type& impl) const;
+
+  // If impl's waits are logically decided, completes them with success now
+  // (its entry leaves the wheel) and returns true.
+  bool expire_if_decided(implementation_type& impl);
+
+  // impl's last wait went (aborted, withdrawn): its entry stays in the wheel
+  // as a ghost when it is filed after the reactor's deadline, for the usual
+  // next step, a new wait further out (expires_after + async_wait on every
+  // message), which reuses it without touching any list; the walk drops a
+  // ghost nobody reuses. Others leave the wheel, so that the reactor is
+  // never woken for a ghost only.
+  void retire(implementation_type& impl);
+
+  // Aborts all of impl's waits and takes its entry out of the wheel, a
+  // ghost's too: impl is going away or taking over another's.
+  void drop(implementation_type& impl, aborted_waits& aborted);
+
+  // impl takes over other's expiry, waits and place in the wheel.
+  void take_over(implementation_type& impl, implementation_type& other);
+
+  // Whether the due tick @p due is earlier than the reactor's deadline;
+  // if so, that deadline becomes @p due (the caller pokes).
+  bool earlier_than_reported(tick_type due) noexcept;
+
+  // Whether the clock has reached @p expiry, impl's, due at tick @p precise;
+  // read only where it may have (see the definition). A clock that is not steady can step back behind
+  // the ticks the wheel has processed: then the wheel is rewound to now's
+  // tick, and the wait is not due.
+  bool reached(const implementation_type& impl, const time_point& expiry,
+      tick_type precise);
+
+  // Takes @p now, a reading of the clock, for last_reading_.
+  void record_reading(const time_point& now) const noexcept;
+
+  // Moves the wheel back to tick @p to, behind the ticks it has processed,
+  // for a clock that is not steady and stepped back: a wait can then be
+  // filed at a tick the wheel had passed.
+  void rewind(tick_type to);
+
+  // The context's tolerance for impl, whose expiry was set to t at `now`.
+  // Returns true if that is less than before.
+  bool set_context_slack(
+      implementation_type& impl, const time_point& t, const time_point& now);
 
   // The clock, where the context's tolerance needs the length of a wait
   // whose expiry is being set; else nothing is read (time_point()).
   time_point now_if_tolerant(const implementation_type& impl) const;
-
-  // impl's expiry was set to t at `now`: under the context's tolerance, its
-  // waits may be late by a fraction of t - now. Returns true if that is less
-  // than before. Lock held.
-  bool set_context_slack(
-      implementation_type& impl, const time_point& t, const time_point& now);
 
   // The ticks a wait of `length` may be late by under the context's
   // tolerance (0 without one).
   tick_type context_slack(const duration& length) const noexcept;
 
   // The tick where a wait due at tick `precise` on impl completes.
-  static tick_type tolerant(tick_type precise, const implementation_type& impl);
+  static tick_type tolerant_tick(
+      tick_type precise, const implementation_type& impl);
 
-  duration tick_duration() const noexcept;
+  // Completes all of impl's waits (there is at least one) with success, in
+  // ready_. Lock held; impl has already left the wheel.
+  void expire(implementation_type& impl, const time_point& now);
 
-  // reschedule_at: the pending waits get expiry t, set at `now`.
-  std::size_t move_expiry(
-      implementation_type& impl, const time_point& t, const time_point& now);
+  // Takes every pending and ready wait out of the service into `ops`,
+  // decided: shutdown, and the reactor's at its own shutdown.
+  void take_all(detail::op_queue<detail::scheduler_operation>& ops);
 
-  // impl's pending waits may now be due earlier than it is filed: completes
-  // them if due, else moves the entry earlier if it must. Lock held.
-  void refile_pending(implementation_type& impl, slice_request& request);
+  // ---- The reactor's side: called with the reactor's lock held ----
 
-  // Aborts up to max_aborted of impl's oldest waits. Lock held.
-  std::size_t abort_waits(implementation_type& impl, slice_request& request,
-      std::size_t max_aborted);
+  // No pending and no ready wait.
+  bool reactor_empty() const;
 
-  // Aborts all of impl's waits and unlinks its entry, ghost included: the
-  // implementation is going away or taking over another's. Lock held.
-  void drop(implementation_type& impl, slice_request& request);
+  // How long the reactor may sleep, at most max_duration, in units of
+  // 1 / per_second s, rounded as Asio's timer queue rounds it.
+  long reactor_wait_duration(long max_duration, long per_second) const;
 
-  // Moves impl's entry, in the wheel, to the earlier tick `due`. Lock held.
-  void refile_earlier(implementation_type& impl, tick_type due);
+  // The reactor woke: decides every wait that is due, and hands at most
+  // max_completions_per_slice ready waits to `ops`.
+  void reactor_ready(detail::op_queue<detail::scheduler_operation>& ops);
 
-  // Per-operation cancellation: aborts one wait if it is still pending.
-  void cancel_wait(detail::wait_op_base* target);
-
-  // The last wait of impl was aborted. The entry stays in the wheel as a
-  // ghost when it is filed after the tick the drive timer is armed for: the
-  // usual next step is a new wait further out (expires_after + async_wait
-  // on every message), which then reuses the entry without touching any
-  // list, and a ghost that is not reused costs one visit when its slot
-  // comes round. An entry at or before the armed tick is unlinked now, so
-  // that the drive timer is never armed for a ghost it could skip.
-  // Lock held.
-  void retire(implementation_type& impl);
-
-  // impl takes over other's expiry, waits and place in the wheel. Lock held.
-  void take_over(implementation_type& impl, implementation_type& other);
-
-  // Completes all of impl's waits (there is at least one) with success,
-  // handing each to `sink`. Lock held; impl has already left the wheel.
-  template <typename Sink>
-  void expire(implementation_type& impl, const time_point& now, Sink&& sink);
-
-  // With no pending wait left, the drive timer must not keep run() from
-  // returning (it is parked, see drive_timer.hpp). Lock held.
-  void disarm_if_idle();
-
-  // The drive timer fired (or its cancellation completed). Lock not held.
-  static void on_drive(void* owner, const error_code& ec, unsigned which);
-
-  // Advances the wheel to tick `to`, or continues the advance in progress,
-  // visiting at most one slice's worth of entries; expired waits go to the
-  // slices. Once the advance is complete, arms the drive timer for the next
-  // due tick. `now` is the clock's time at `to` or later. Lock held.
-  void advance_wheel(tick_type to, const time_point& now);
-
-  // A clock that is not steady can step back. The wheel then holds ticks
-  // it has processed that lie ahead of the clock: a new wait due there is
-  // due by the wheel's count, not by the clock's. So where a wait looks due
-  // (`expiry` at or before horizon()), a clock that is not steady is read
-  // to confirm it; if now < expiry, the wheel is rewound to now's tick and
-  // the wait is filed. Pending entries keep their ticks: they complete when
-  // the clock gets back to them, as Asio's timers do. A steady clock reads
-  // nothing here. Lock held.
-  bool rewound_for(const time_point& expiry);
-
-  // Moves the wheel back to now's tick. The caller arms the drive timer:
-  // advance_wheel once its advance is done, rewound_for at once.
-  void rewind(tick_type now_tick);
-
-  // Arms the drive timer for the next due tick, and its other timer, if
-  // idle, for the one after (see drive_timer.hpp). Ghosts alone must not
-  // keep the drive timer (and so run()) going, nor must the timer armed
-  // ahead once the last wait has expired: it is parked. Lock held; no
-  // advance in progress.
-  void arm_for_next_due();
-
-  // The slice operation runs. Lock not held.
-  static void on_slice(void* owner);
-
-  // Takes the next slice (see detail/completion_slices.hpp) into batch,
-  // continuing a bounded advance of the wheel to find its expired waits.
-  // Called in the drive or the slice operation, in the critical section
-  // that began it; lock held.
-  slice_plan take_slice(detail::wait_op_queue& batch);
-
-  // Calls the handlers of a batch take_slice took, posting the slice
-  // operation before or after as its plan says. Lock not held.
-  void run_slice(detail::wait_op_queue& batch, const slice_plan& plan);
-
-  // After a one-thread slice that left waits queued, or a handler that
-  // threw: puts back the waits the batch did not reach, and posts the slice
-  // operation if waits remain. Lock not held.
-  void resume_slices(detail::wait_op_queue& rest);
+  // The reactor shuts down: every wait, to be destroyed.
+  void reactor_all(detail::op_queue<detail::scheduler_operation>& ops);
 
   void shutdown() override;
 
@@ -531,14 +511,29 @@ private:
   const bool context_tolerant_ = options_.tolerance != 0.0;
   const detail::tick_grid<Clock> grid_;  // tick 0 is the service's creation
   detail::timing_wheel wheel_;
+  detail::wait_op_queue ready_;  // expired, not yet handed to the reactor
+
+  // The reactor's deadline as the wheel last gave it: a tick, or one of
+  // these two.
+  static constexpr tick_type now_tick = (std::numeric_limits<tick_type>::min)();
+  static constexpr tick_type no_deadline = detail::never_tick;
+  mutable tick_type reported_ = no_deadline;
+
+  // The tick of the reactor's last look at the wheel: while a pass of the
+  // wheel is under way (timing_wheel::advancing), every wait due by it is
+  // decided, visited or not. And the count of expired waits when the pass
+  // began, for the empty wakeups.
+  tick_type decided_tick_ = (std::numeric_limits<tick_type>::min)();
+  std::uint64_t expired_at_wakeup_ = 0;
+
+  // The service's last reading of the clock, or its caller's (expires_at,
+  // expires_after, reschedule_after): a time the clock has reached. An
+  // expiry up to reach_window_ after it may have been reached too.
+  mutable time_point last_reading_ = grid_.time_of(0);
+  const duration reach_window_ = 2 * (grid_.time_of(1) - grid_.time_of(0));
 
   detail::scheduler& scheduler_;
-  const detail::scheduler_threading threading_;
-  mutable detail::wheel_mutex mutex_;
-
-  detail::drive_timer<Clock, WaitTraits> drive_;
-  detail::completion_slices slices_;
-
+  mutable detail::service_mutex mutex_;
   bool shutdown_ = false;
 
   // of(): the last lookup of each thread, valid while no service of this
@@ -551,7 +546,10 @@ private:
   };
   static inline thread_local last_lookup last_lookup_;
   static inline std::atomic<std::uint64_t> shutdowns_{0};
-  wheel_stats stats_;  // queued_completions: see stats()
+  wheel_stats stats_;
+
+  // Last: the reactor may call the service as soon as it is registered.
+  detail::reactor_link<wheel_timer_service> reactor_;
 };
 
 ASIO_WHEEL_NAMESPACE_END

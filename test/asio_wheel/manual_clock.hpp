@@ -8,8 +8,7 @@
 // millisecond), and look_at_timers_now(), which makes the reactor look right away on every
 // backend.
 //
-// Timers of type basic_wheel_timer<manual_clock, manual_wait_traits> (and the wheel service's
-// drive timer, which shares the traits) expire in manual time, so a test decides exactly when
+// Timers of type basic_wheel_timer<manual_clock, manual_wait_traits> (and the wheel's deadline, which shares the traits) expire in manual time, so a test decides exactly when
 // "now" passes an expiry and can check "never early" and "at most one tick late" without
 // sleeping or depending on how busy the machine is. The same holds for manual_wall_clock with
 // manual_wall_wait_traits, for Asio's basic_waitable_timer too.

@@ -58,34 +58,12 @@ inline std::string hint_name(int hint)
   return std::to_string(hint);
 }
 
-// How the service must read a context made with `hint` (the contract of
-// asio_wheel::detail::threading_of): whether the context locks (other threads may call into
-// it), and whether at most one thread runs it, which lets the service call handlers itself in
-// slices. It is the choice Asio's own scheduler makes: "one thread" for hint 1 and for any
-// hint that leaves the scheduler or the reactor's I/O unlocked; SAFE is one thread only in
-// Asio 1.34 and 1.35, whose config service reports every special hint as concurrency_hint 1
-// (ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD, ../test_asio.hpp).
-struct threading_expectation
+// Whether the service's lock must be on for a context made with `hint` (the contract of
+// asio_wheel::detail::scheduler_locks): whether the context's scheduler locks, as Asio's own
+// scheduler decides it: off only for UNSAFE.
+inline bool expected_locking(int hint)
 {
-  bool locking;
-  bool one_thread;
-};
-
-inline threading_expectation expected_threading(int hint)
-{
-  if (hint == concurrency_hint_unsafe)
-    return {false, true};
-  if (hint == concurrency_hint_unsafe_io || hint == 1)
-    return {true, true};
-  if (hint == concurrency_hint_safe)
-  {
-#if defined(ASIO_WHEEL_TEST_SAFE_HINT_RUNS_ONE_THREAD)
-    return {true, true};
-#else
-    return {true, false};
-#endif
-  }
-  return {true, false};  // the default (-1) and any other thread count
+  return hint != concurrency_hint_unsafe;
 }
 
 inline asio_wheel::wheel_options make_options(std::chrono::nanoseconds tick,
@@ -127,7 +105,7 @@ inline manual_clock::time_point align_clock_to(std::chrono::nanoseconds tick)
 // Runs io until nothing more happens at the current manual time: no handler is ready and the
 // reactor has checked the timer queue since the clock last moved. poll() alone is not enough:
 // Linux Asio learns that a timer is due through a timerfd, which the kernel signals a few
-// microseconds after Asio re-arms it, so a poll right after an advance can miss a drive timer
+// microseconds after Asio re-arms it, so a poll right after an advance can miss a wait
 // that is due. run_one_for blocks in epoll until that signal arrives (manual_wait_traits makes
 // every wait zero, so it arrives at once while a timer is queued). The io_uring reactor has no
 // timerfd but does not look at the clock on every turn: look_at_timers_now() makes it look

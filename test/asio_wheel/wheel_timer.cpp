@@ -857,7 +857,7 @@ BOOST_AUTO_TEST_CASE(cancelled_timer_rearmed_moved_or_destroyed_behaves_as_new)
   auto& service = install_service(io, make_options(tick, 8));
   const auto at = [&](double n) { return t0 + ticks(n, tick); };
 
-  // Keeps the drive timer armed for tick 2, before every other entry.
+  // Keeps the reactor's deadline at tick 2, before every other entry.
   manual_timer anchor(io, at(1.5));
   wait_record anchor_record;
   anchor.async_wait(record_into(anchor_record));

@@ -32,7 +32,7 @@
 //       the prefetched read floor does the same after prefetching the object
 //       before the clock read, as reschedule_after does (the least a refresh
 //       that reads its timer can cost); the locked store stores into a
-//       random timer-sized object under an uncontended wheel_mutex (the
+//       random timer-sized object under an uncontended service lock (the
 //       service's lock: a compare-and-swap and an exchange) and reads
 //       nothing. A store overlaps its cache miss with
 //       the next refresh; a read does not, because the vDSO reads the clock
@@ -388,13 +388,13 @@ churn_result run_locked_store(
 {
   bench::index_generator pick(seed);
   const std::size_t n = timers.size();
-  asio_wheel::detail::wheel_mutex mutex(true);
+  asio_wheel::detail::service_mutex mutex(true);
   const bench::stopwatch watch;
   for (std::size_t i = 0; i < rearms; ++i)
   {
     timer_sized& t = timers[pick.below(n)];
     const auto expiry = clock_type::now() + idle_timeout;
-    asio_wheel::detail::wheel_mutex::scoped_lock lock(mutex);
+    asio_wheel::detail::service_mutex::scoped_lock lock(mutex);
     t.expiry = expiry;
   }
   return per_rearm(watch, rearms);
@@ -606,7 +606,8 @@ int main(int argc, char** argv)
       "floor: store now()+30s into a random time point; rfloor (read floor): "
       "read a random\n%zu-byte object, store now()+30s into it; pfloor: the "
       "same, the object prefetched before\nthe clock read, as "
-      "reschedule_after does; locked: the store under a wheel_mutex, nothing\n"
+      "reschedule_after does; locked: the store under the service lock, "
+      "nothing\n"
       "read (references, no budget)\nwarm: the same refreshes after a read "
       "of every cache line of the connection (timer) object\n",
       sizeof(idiom_connection), sizeof(timer_sized));

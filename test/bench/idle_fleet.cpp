@@ -16,7 +16,7 @@
 // switches). Every return from a blocking epoll_wait is one voluntary
 // context switch of the thread (getrusage(RUSAGE_THREAD)), so the loop's
 // wakeups are the voluntary switches minus the one that ends the watch. For
-// the wheel, the service's drive_wakeups counter must agree.
+// the wheel, the service's wakeups counter must agree.
 //
 
 #include "bench_support.hpp"
@@ -43,7 +43,7 @@ struct fleet_result
   long preemptions = 0;  // involuntary switches (machine noise)
   double cpu_ms = 0;  // loop thread CPU during the watch
   std::size_t handlers_ran = 0;  // must be 0: nothing expires in 2 s
-  std::int64_t drive_wakeups = -1;  // wheel only
+  std::int64_t wakeups = -1;  // wheel only
   std::int64_t empty_wakeups = -1;  // wheel only
 };
 
@@ -88,8 +88,8 @@ fleet_result run_idle_fleet(std::size_t n, std::chrono::milliseconds watch)
   if constexpr (is_wheel)
   {
     const auto stats = boost::asio::use_service<service_type>(io).stats();
-    result.drive_wakeups = static_cast<std::int64_t>(
-        stats.drive_wakeups - stats_before.drive_wakeups);
+    result.wakeups =
+        static_cast<std::int64_t>(stats.wakeups - stats_before.wakeups);
     result.empty_wakeups = static_cast<std::int64_t>(
         stats.empty_wakeups - stats_before.empty_wakeups);
   }
@@ -113,8 +113,7 @@ int main(int argc, char** argv)
       "W4 idle fleet: %zu waits at 30 s, no traffic, watched for %lld ms\n\n",
       n, static_cast<long long>(watch.count()));
   std::printf("%-13s %9s %13s %9s %12s %13s %13s\n", "impl", "watch ms",
-      "loop wakeups", "CPU ms", "preemptions", "drive wakeups",
-      "empty wakeups");
+      "loop wakeups", "CPU ms", "preemptions", "wakeups", "empty wakeups");
 
   const fleet_result steady =
       run_idle_fleet<boost::asio::steady_timer>(n, watch);
@@ -125,15 +124,14 @@ int main(int argc, char** argv)
   {
     std::printf("%-13s %9.1f %13ld %9.3f %12ld %13s %13s\n", impl, r.watch_ms,
         r.loop_wakeups, r.cpu_ms, r.preemptions,
-        r.drive_wakeups < 0 ? "-" : std::to_string(r.drive_wakeups).c_str(),
+        r.wakeups < 0 ? "-" : std::to_string(r.wakeups).c_str(),
         r.empty_wakeups < 0 ? "-" : std::to_string(r.empty_wakeups).c_str());
     report.measure(
         "W4", impl, n, "loop_wakeups", static_cast<double>(r.loop_wakeups));
     report.measure("W4", impl, n, "cpu_ms", r.cpu_ms);
     report.measure("W4", impl, n, "watch_ms", r.watch_ms);
-    if (r.drive_wakeups >= 0)
-      report.measure(
-          "W4", impl, n, "drive_wakeups", static_cast<double>(r.drive_wakeups));
+    if (r.wakeups >= 0)
+      report.measure("W4", impl, n, "wakeups", static_cast<double>(r.wakeups));
     report.check(r.handlers_ran == 0,
         std::string(impl) + " W4: no 30 s wait completed during the watch ("
             + std::to_string(r.handlers_ran) + " did)");
@@ -144,8 +142,8 @@ int main(int argc, char** argv)
   report.budget("W4", "W4 wheel event-loop wakeups in the watch",
       static_cast<double>(wheel.loop_wakeups), 0,
       "epoll returns, stop excluded");
-  report.budget("W4", "W4 wheel drive-timer wakeups in the watch",
-      static_cast<double>(wheel.drive_wakeups), 0, "wheel_stats");
+  report.budget("W4", "W4 wheel wakeups in the watch",
+      static_cast<double>(wheel.wakeups), 0, "wheel_stats");
   report.budget("W4", "W4 wheel CPU ms in the watch", wheel.cpu_ms,
       cpu_budget_ms, "CPU ~ 0");
   report.note("watch_ms", std::to_string(watch.count()));

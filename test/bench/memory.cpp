@@ -217,8 +217,8 @@ memory_result measure_memory(std::size_t n)
 
 /// The service's own fixed memory with default options: what creating the
 /// service on a fresh io_context adds to the heap (the service object, the
-/// slot array and bitmaps, the drive timer and the Asio timer service it
-/// brings), before any timer exists.
+/// slot array and bitmaps, and the reactor services it brings), before any
+/// timer exists.
 std::int64_t measure_service_fixed_bytes()
 {
   boost::asio::io_context io{1};

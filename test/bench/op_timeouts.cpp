@@ -50,7 +50,7 @@
 // phases, because the load of a shared machine drifts within seconds). The
 // timeout's own CPU is the median over the repetitions of the way's figure
 // minus the no-timeout way's of the same repetition. For the wheel, also its
-// drive-timer wakeups and later-round visits during the measurement (work
+// wheel wakeups and later-round visits during the measurement (work
 // that a re-issue does not pay directly). Memory per pending operation: heap growth
 // (mallinfo2: arena + mmapped bytes, Asio's aligned_alloc'd operations and
 // malloc's headers included) from arming the N reads with their timeouts,
@@ -435,7 +435,7 @@ struct phase_result
   double sys_ns_per_reissue = 0;
   double bytes_per_op = 0;  // heap growth / N (+ sizeof(steady_timer))
   double heap_bytes_per_op = 0;
-  double drive_wakeups_per_s = 0;  // wheel way: the drive timer's
+  double wakeups_per_s = 0;  // wheel way: the wheel's
   double round_revisits_per_reissue = 0;  // wheel way: later-round visits
 };
 
@@ -531,13 +531,12 @@ phase_result run_phase(const std::vector<int>& fds, peer& p, const workload& w,
       bench::to_ms(std::chrono::steady_clock::now() - wall_start) / 1e3;
   if constexpr (W == way::wheel)
   {
-    // The wheel's own work that does not come with a re-issue: wakeups of
-    // its drive timer and visits of entries due in a later round.
+    // The wheel's own work that does not come with a re-issue: its wakeups
+    // and visits of entries due in a later round.
     const asio_wheel::wheel_stats s =
         boost::asio::use_service<wheel_service>(f.io()).stats();
-    r.drive_wakeups_per_s =
-        static_cast<double>(s.drive_wakeups - measured_from.drive_wakeups)
-        / wall_s;
+    r.wakeups_per_s =
+        static_cast<double>(s.wakeups - measured_from.wakeups) / wall_s;
     r.round_revisits_per_reissue =
         static_cast<double>(s.round_revisits - measured_from.round_revisits)
         / static_cast<double>(w.measured);
@@ -1162,8 +1161,8 @@ int main(int argc, char** argv)
       report.measure("W8", impl, r.n, "bytes_per_op", bytes);
       if (wy == way::wheel)
       {
-        report.measure("W8", impl, r.n, "drive_wakeups_per_s",
-            r.median_of(wy, &phase_result::drive_wakeups_per_s));
+        report.measure("W8", impl, r.n, "wakeups_per_s",
+            r.median_of(wy, &phase_result::wakeups_per_s));
         report.measure("W8", impl, r.n, "round_revisits_per_reissue",
             r.median_of(wy, &phase_result::round_revisits_per_reissue));
       }
@@ -1186,10 +1185,10 @@ int main(int argc, char** argv)
       sizeof(boost::asio::steady_timer));
   for (const row& r : rows)
     if (r.has(way::wheel))
-      std::printf("wheel at N=%s: %.0f drive-timer wakeups/s, %.2f later-round "
+      std::printf("wheel at N=%s: %.0f wheel wakeups/s, %.2f later-round "
                   "visits per re-issue\n",
           bench::size_label(r.n).c_str(),
-          r.median_of(way::wheel, &phase_result::drive_wakeups_per_s),
+          r.median_of(way::wheel, &phase_result::wakeups_per_s),
           r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
 
   // --- W8's budgets (SPEC 5), the timeout's own cost against each

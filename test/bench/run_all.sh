@@ -235,12 +235,12 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W4 idle fleet: 100k waits at 30 s, no traffic, watched for 2 s"
   echo
-  echo "| implementation | event-loop wakeups | CPU ms | wheel drive wakeups |"
+  echo "| implementation | event-loop wakeups | CPU ms | wheel wakeups |"
   echo "|---|---:|---:|---:|"
   for impl in steady_timer wheel_timer; do
     printf '| %s | %s | %s | %s |\n' "$impl" \
       "$(fmt "$(value W4 $impl 100000 loop_wakeups)" 0)" "$(fmt "$(value W4 $impl 100000 cpu_ms)" 3)" \
-      "$(fmt "$(value W4 $impl 100000 drive_wakeups)" 0)"
+      "$(fmt "$(value W4 $impl 100000 wakeups)" 0)"
   done
   echo
   echo "#### W5 memory: bytes per timer with one pending wait"
@@ -295,18 +295,16 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W7 threads: W1 and W2 with 2 threads each re-arming its own half of 100k timers (5 runs of 3 x 1M re-arms; the verdict is the median of the runs' ratios)"
   echo
-  echo "| run | CPU ns per re-arm | wall ns per re-arm | wheel lock acquisitions per re-arm | wheel lock wait ns per re-arm | Asio lock acquisitions per re-arm | Asio lock wait ns per re-arm |"
-  echo "|---|---:|---:|---:|---:|---:|---:|"
+  echo "| run | CPU ns per re-arm | wall ns per re-arm | lock acquisitions per re-arm | lock wait ns per re-arm |"
+  echo "|---|---:|---:|---:|---:|"
   for run in "steady_timer W1" "wheel_timer W1" "wheel_timer W2"; do
     impl=${run% *}
     wl=${run#* }
-    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$run" \
+    printf '| %s | %s | %s | %s | %s |\n' "$run" \
       "$(fmt "$(value W7 "$impl" 100000 "${wl}_cpu_ns_per_rearm")")" \
       "$(fmt "$(value W7 "$impl" 100000 "${wl}_wall_ns_per_rearm")")" \
-      "$(fmt "$(value W7 "${impl}_$wl" 100000 wheel_lock_acquisitions_per_rearm)" 3)" \
-      "$(fmt "$(value W7 "${impl}_$wl" 100000 wheel_lock_wait_ns_per_rearm)" 2)" \
-      "$(fmt "$(value W7 "${impl}_$wl" 100000 asio_lock_acquisitions_per_rearm)" 3)" \
-      "$(fmt "$(value W7 "${impl}_$wl" 100000 asio_lock_wait_ns_per_rearm)" 2)"
+      "$(fmt "$(value W7 "${impl}_$wl" 100000 lock_acquisitions_per_rearm)" 3)" \
+      "$(fmt "$(value W7 "${impl}_$wl" 100000 lock_wait_ns_per_rearm)" 2)"
   done
   echo
   echo "CPU and wall times from bench_threads; lock counts from bench_threads_locks (a separate run"
@@ -341,7 +339,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   echo
   echo "#### W10 steady fleet: N idle timeouts of T spread evenly over the next T, each re-armed with expires_after(T) from its handler (5 s window after 2 s of warm-up)"
   echo
-  echo "| N | T | implementation | CPU ms per s | CPU : steady_timer's | event-loop wakeups per s | wheel drive wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
+  echo "| N | T | implementation | CPU ms per s | CPU : steady_timer's | event-loop wakeups per s | wheel wakeups per s | expiries in the window (expected) | p99 lateness ms | max lateness ms | touches per arm |"
   echo "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   for t in 30s 5min 1h; do
     for n in 10000 100000 1000000; do
@@ -350,7 +348,7 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
           "$(fmt "$(value "W10_$t" $impl $n cpu_ms_per_s)" 2)" \
           "$(fmt "$(value "W10_$t" $impl $n cpu_ratio_to_steady)" 3)" \
           "$(fmt "$(value "W10_$t" $impl $n loop_wakeups_per_s)" 0)" \
-          "$(fmt "$(value "W10_$t" $impl $n drive_wakeups_per_s)" 0)" \
+          "$(fmt "$(value "W10_$t" $impl $n wakeups_per_s)" 0)" \
           "$(fmt "$(value "W10_$t" $impl $n expiries)" 0)" \
           "$(fmt "$(value "W10_$t" $impl $n expected_expiries)" 0)" \
           "$(fmt "$(value "W10_$t" $impl $n lateness_p99_ms)" 3)" \

@@ -31,7 +31,7 @@
 //     (CLOCK_PROCESS_CPUTIME_ID) over a window of about 5 s of real time,
 //     after a short warm-up;
 //   - event-loop wakeups per second (see below), and for the wheel its
-//     drive timer's wakeups per second (wheel_stats::drive_wakeups);
+//     wakeups per second (wheel_stats::wakeups);
 //   - for the wheel, how often each entry is touched between its arm and its
 //     expiry ("touches per arm", wheel_entry_touches() below): every expiry,
 //     every move down a level (cascade), every revisit of an entry due in a
@@ -76,8 +76,7 @@
 // the epoll_wait interposition saw the loop's calls; the precise wheel sets
 // the kernel timer no more often per loop wakeup than steady_timer (0.1 more
 // allowed, and a set per revolution of level 0 in the window, and two, and one
-// per drive wakeup the loop ran without a counted wakeup): its drive timer's
-// next timer is armed ahead. With tolerance, every
+// per wheel wakeup the loop ran without a counted wakeup). With tolerance, every
 // handler also measures how far beyond expiry + tolerance + one tick it ran
 // ("beyond window"): the wheel decides within that window, so what is left
 // is the loop's own delay in running the handler, which steady_timer's
@@ -165,8 +164,8 @@ extern "C" int epoll_wait(
 // Kernel timer sets: a counting timerfd_settime. Asio's epoll reactor sets its
 // timerfd for the earliest timer of its queues whenever a timer fires or a new
 // earliest one is scheduled: steady_timer sets it once per wakeup (the next
-// timer is already queued); the wheel, whose drive timer is two reactor timers
-// (one armed ahead), should too.
+// timer is already queued); the wheel, one timer queue of the reactor, should
+// too.
 
 namespace {
 
@@ -347,7 +346,7 @@ struct side_result
   double lateness_p99_ms = 0;
   double lateness_max_ms = 0;
   // Wheel only.
-  double drive_wakeups_per_s = -1;
+  double wakeups_per_s = -1;
   double touches_per_arm = -1;
   double revisits_per_expiry = -1;
   std::uint64_t wakeups_saved = 0;  // wheel_stats::wakeups_saved, window
@@ -495,9 +494,8 @@ side_result run_side(const std::string& label, std::size_t n,
         boost::asio::use_service<service_type>(io).stats();
     const double expired =
         static_cast<double>(s.waits_expired - stats_before.waits_expired);
-    result.drive_wakeups_per_s =
-        static_cast<double>(s.drive_wakeups - stats_before.drive_wakeups)
-        / result.window_s;
+    result.wakeups_per_s =
+        static_cast<double>(s.wakeups - stats_before.wakeups) / result.window_s;
     if (expired > 0)
     {
       result.touches_per_arm = static_cast<double>(wheel_entry_touches(s)
@@ -649,7 +647,7 @@ int main(int argc, char** argv)
           : "voluntary context switches (no epoll reactor)",
       load_before.c_str());
   std::printf("%5s %5s %-13s %9s %10s %10s %9s %9s %9s %9s %9s %8s %7s\n", "N",
-      "T", "impl", "CPU ms/s", "wakeups/s", "drive/s", "expiries", "expected",
+      "T", "impl", "CPU ms/s", "wakeups/s", "wheel/s", "expiries", "expected",
       "p99 ms", "max ms", "touches", "preempt", "arm ms");
 
   // The tolerance of the third side: 1/64 of T, the one W10's budgets name.
@@ -755,12 +753,12 @@ int main(int argc, char** argv)
                std::pair{"wheel_1/64T", c.tolerant},
                std::pair{"steady_idiom", c.idiom}})
       {
-        const bool wheel = r.drive_wakeups_per_s >= 0;
+        const bool wheel = r.wakeups_per_s >= 0;
         std::printf("%5s %5s %-13s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f "
                     "%9s %8ld %7.0f\n",
             bench::size_label(n).c_str(), tl.c_str(), impl, r.cpu_ms_per_s,
             r.loop_wakeups_per_s,
-            wheel ? fixed(r.drive_wakeups_per_s, 1).c_str() : "-",
+            wheel ? fixed(r.wakeups_per_s, 1).c_str() : "-",
             static_cast<unsigned long long>(r.expiries), r.expected_expiries,
             r.lateness_p99_ms, r.lateness_max_ms,
             wheel && r.touches_per_arm >= 0
@@ -787,8 +785,7 @@ int main(int argc, char** argv)
         report.measure(wl, impl, n, "arming_ms", r.arming_ms);
         if (wheel)
         {
-          report.measure(
-              wl, impl, n, "drive_wakeups_per_s", r.drive_wakeups_per_s);
+          report.measure(wl, impl, n, "wakeups_per_s", r.wakeups_per_s);
           if (r.touches_per_arm >= 0)
           {
             report.measure(wl, impl, n, "touches_per_arm", r.touches_per_arm);
@@ -851,16 +848,14 @@ int main(int argc, char** argv)
         // Allowed beyond steady_timer's: 0.1 per wakeup, and one set for each level-1 block
         // that begins in the window (where the wheel cannot tell the tick after the next) and
         // two more, which in the sparse cells (15 wakeups at 10k x 1h) are not noise. And one
-        // for each drive wakeup beyond the loop's counted wakeups: when the loop runs a tick
-        // late, the drive's second timer is already due when the first is handled, and fires
-        // in a pass of the loop whose epoll_wait has a zero timeout and no event (not a
-        // wakeup); it is re-armed there, one set per drive as always. (Seen on a loaded
-        // machine: 907.8 drive wakeups/s against 855.8 counted, 1.12 sets per counted wakeup.)
+        // for each wheel wakeup beyond the loop's counted wakeups: a pass of the loop whose
+        // epoll_wait has a zero timeout and no event (not a wakeup) in which the reactor
+        // collects what is due, and sets its timer again.
         const double revolution_s = bench::to_ns(wheel_opts.tick)
             * static_cast<double>(wheel_opts.slots) / 1e9;
         const double wakeups = c.wheel.loop_wakeups_per_s * c.wheel.window_s;
         const double uncounted_drives = (std::max)(0.0,
-            (c.wheel.drive_wakeups_per_s - c.wheel.loop_wakeups_per_s)
+            (c.wheel.wakeups_per_s - c.wheel.loop_wakeups_per_s)
                 * c.wheel.window_s);
         const double allowed = 0.1
             + (std::ceil(c.wheel.window_s / revolution_s) + 2
@@ -874,9 +869,7 @@ int main(int argc, char** argv)
                   "steady_timer "
                 + fixed(c.steady.timer_sets_per_wakeup, 2) + " ("
                 + fixed(allowed, 2)
-                + " more allowed): the drive timer's next timer is armed "
-                  "ahead, so a wakeup sets"
-                  " the kernel timer once");
+                + " more allowed): a wakeup sets the kernel timer once");
       }
       report.measure(wl, "wheel_1/64T", n, "cpu_ratio_to_steady",
           c.steady.cpu_ms_per_s > 0

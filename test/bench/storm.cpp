@@ -12,7 +12,7 @@
 //     (clock_gettime(CLOCK_PROCESS_CPUTIME_ID));
 //   - lateness of each handler (Clock::now() in the handler minus the
 //     timer's expiry): none may be early, p99 within tick + 1 ms;
-//   - for the wheel, the service's drive wakeups.
+//   - for the wheel, the service's wakeups.
 //
 // For context the program also measures this machine's own event-loop
 // wakeup latency: the lateness of 1000 consecutive 1 ms steady_timer waits
@@ -64,7 +64,7 @@ struct storm_result
   double longest_late_run_ms = 0;  // the expiry span the longest run covers
   double arming_ms = 0;  // time taken to arm the N waits
   bool arming_overran = false;  // arming ended after the first expiry
-  std::uint64_t drive_wakeups = 0;  // wheel only
+  std::uint64_t wakeups = 0;  // wheel only
 };
 
 // What became of each wait; written by its own handler only, so that several
@@ -133,7 +133,7 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
         boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
             io)
             .stats()
-            .drive_wakeups;
+            .wakeups;
 
   const auto cpu_start = bench::process_cpu_time();
   const auto wall_start = clock_type::now();
@@ -144,11 +144,11 @@ storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
   result.cpu_ms = bench::to_ms(bench::process_cpu_time() - cpu_start);
 
   if constexpr (!std::is_same_v<Timer, boost::asio::steady_timer>)
-    result.drive_wakeups =
+    result.wakeups =
         boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
             io)
             .stats()
-            .drive_wakeups
+            .wakeups
         - wakeups_before;
 
   for (std::size_t i = 0; i < n; ++i)
@@ -281,7 +281,7 @@ int main(int argc, char** argv)
         runs.push_back(static_cast<double>(r.late_runs));
         longest.push_back(r.longest_late_run_ms);
         m.early += r.early;
-        m.drive_wakeups = r.drive_wakeups;
+        m.wakeups = r.wakeups;
         report.check(r.fired == n,
             std::string(impl) + " W3 N=" + std::to_string(n)
                 + ": every wait fired (" + std::to_string(r.fired) + " of "
@@ -315,7 +315,7 @@ int main(int argc, char** argv)
           longest_late_run,
           std::string(impl) == "steady_timer"
               ? "-"
-              : std::to_string(m.drive_wakeups).c_str());
+              : std::to_string(m.wakeups).c_str());
       report.measure(wl, impl, n, "late_runs", late_runs);
       report.measure(wl, impl, n, "longest_late_run_ms", longest_late_run);
       report.measure(wl, impl, n, "cpu_ms", m.cpu_ms);
@@ -328,8 +328,8 @@ int main(int argc, char** argv)
     };
     const storm_result s = summarize("steady_timer", steady);
     const storm_result w = summarize("wheel_timer", wheel);
-    report.measure(wl, "wheel_timer", n, "drive_wakeups",
-        static_cast<double>(w.drive_wakeups));
+    report.measure(
+        wl, "wheel_timer", n, "wakeups", static_cast<double>(w.wakeups));
 
     const std::string at = " at N=" + bench::size_label(n)
         + (opts.threads == 1

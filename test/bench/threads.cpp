@@ -25,12 +25,10 @@
 // threads on the two cores of a shared machine measure the host too, and
 // one run is not a verdict.
 //
-// bench_threads_locks is the same program built with ASIO_WHEEL_MUTEX_STATS
-// (the wheel lock counts its acquisitions, contended ones and the time spent
-// waiting, see detail/wheel_mutex.hpp) and W7_LOCK_STATS, which interposes
-// pthread_mutex_lock in the program to count Asio's own locks the same way
-// (the scheduler's and the reactor's mutexes: a trylock first, then the
-// real lock, timed, when it failed). Re-acquisitions inside
+// bench_threads_locks is the same program built with W7_LOCK_STATS, which
+// interposes pthread_mutex_lock in the program to count the locks (the
+// scheduler's, the reactor's and the wheel's, all pthread mutexes: a trylock
+// first, then the real lock, timed, when it failed). Re-acquisitions inside
 // pthread_cond_wait do not pass through pthread_mutex_lock and are not
 // counted. The counting costs time, so that build reports the counts; the
 // plain bench_threads the times.
@@ -85,23 +83,14 @@ struct lock_counts
 };
 
 #if defined(W7_LOCK_STATS)
-thread_local lock_counts asio_lock_counts;  // pthread mutexes: Asio's own locks
+thread_local lock_counts lock_counts_here;  // pthread mutexes
 
-lock_counts wheel_locks_now()
+lock_counts locks_now()
 {
-  const auto& c = asio_wheel::detail::wheel_mutex_thread_counters;
-  return {c.acquisitions, c.contended, c.wait_ns};
-}
-lock_counts asio_locks_now()
-{
-  return asio_lock_counts;
+  return lock_counts_here;
 }
 #else
-lock_counts wheel_locks_now()
-{
-  return {};
-}
-lock_counts asio_locks_now()
+lock_counts locks_now()
 {
   return {};
 }
@@ -148,7 +137,7 @@ struct thread_result
   std::size_t aborted = 0;  // aborted handlers this thread ran
   std::size_t succeeded = 0;
   std::size_t returned = 0;  // sum of expires_after / reschedule_after results
-  lock_counts wheel_lock, asio_lock;
+  lock_counts locks;
 };
 
 struct w7_result
@@ -156,7 +145,7 @@ struct w7_result
   double cpu_ns_per_op = 0;  // both threads' CPU per re-arm
   double wall_ns_per_op = 0;  // wall time of the run per re-arm
   std::size_t aborted = 0, succeeded = 0, returned = 0;
-  lock_counts wheel_lock, asio_lock;
+  lock_counts locks;
 };
 
 enum class workload
@@ -182,7 +171,7 @@ thread_result churn_half(timer_fleet<Timer>& fleet, workload w, int half,
   while (ready.load() < run_threads)
     std::this_thread::yield();
 
-  const lock_counts wheel0 = wheel_locks_now(), asio0 = asio_locks_now();
+  const lock_counts locks0 = locks_now();
   const auto cpu0 = bench::cpu_clock(CLOCK_THREAD_CPUTIME_ID);
   for (std::size_t i = 0; i < rearms; ++i)
   {
@@ -203,8 +192,7 @@ thread_result churn_half(timer_fleet<Timer>& fleet, workload w, int half,
   fleet.io.poll();
   thread_result r;
   r.cpu_ns = bench::to_ns(bench::cpu_clock(CLOCK_THREAD_CPUTIME_ID) - cpu0);
-  r.wheel_lock = wheel_locks_now() - wheel0;
-  r.asio_lock = asio_locks_now() - asio0;
+  r.locks = locks_now() - locks0;
   r.aborted = aborted_here - aborted_before;
   r.succeeded = succeeded_here - succeeded_before;
   r.returned = returned;
@@ -237,8 +225,7 @@ w7_result run_w7(timer_fleet<Timer>& fleet, workload w, std::size_t rearms,
     r.aborted += t.aborted;
     r.succeeded += t.succeeded;
     r.returned += t.returned;
-    r.wheel_lock += t.wheel_lock;
-    r.asio_lock += t.asio_lock;
+    r.locks += t.locks;
   }
   // The last aborts of one thread may come after the other's last poll: run
   // them here (not timed; at most a poll's worth).
@@ -255,24 +242,23 @@ w7_result run_w7(timer_fleet<Timer>& fleet, workload w, std::size_t rearms,
 struct series
 {
   std::vector<double> cpu, wall;
-  lock_counts wheel_lock, asio_lock;
+  lock_counts locks;
   std::size_t ops = 0;
 
   void add(const w7_result& r, std::size_t n_ops)
   {
     cpu.push_back(r.cpu_ns_per_op);
     wall.push_back(r.wall_ns_per_op);
-    wheel_lock += r.wheel_lock;
-    asio_lock += r.asio_lock;
+    locks += r.locks;
     ops += n_ops;
   }
 };
 
 void print_locks(const char* what, const series& s)
 {
-  auto line = [&](const char* lock, const lock_counts& c) {
+  auto line = [&](const lock_counts& c) {
     const double ops = static_cast<double>(s.ops ? s.ops : 1);
-    std::printf("%-22s %-12s %12.3f %11llu %10.3f %14.2f %12.0f\n", what, lock,
+    std::printf("%-22s %12.3f %11llu %10.3f %14.2f %12.0f\n", what,
         static_cast<double>(c.acquisitions) / ops,
         static_cast<unsigned long long>(c.contended),
         c.acquisitions ? 100.0 * static_cast<double>(c.contended)
@@ -283,8 +269,7 @@ void print_locks(const char* what, const series& s)
             ? static_cast<double>(c.wait_ns) / static_cast<double>(c.contended)
             : 0.0);
   };
-  line("wheel", s.wheel_lock);
-  line("asio", s.asio_lock);
+  line(s.locks);
 }
 
 }  // namespace
@@ -305,7 +290,7 @@ __attribute__((constructor)) void find_real_pthread_mutex_lock()
 
 extern "C" int pthread_mutex_lock(pthread_mutex_t* m) noexcept
 {
-  lock_counts& c = asio_lock_counts;
+  lock_counts& c = lock_counts_here;
   ++c.acquisitions;
   if (::pthread_mutex_trylock(m) == 0)
     return 0;
@@ -351,7 +336,6 @@ int main(int argc, char** argv)
   // run's ratios of medians (the verdict is their median).
   series steady_w1, wheel_w1, wheel_w2;
   std::vector<double> w1_ratios, w2_ratios;
-  std::uint64_t slices = 0, sliced_completions = 0;
   const std::size_t done = rearms / run_threads * run_threads;
   for (int run = 0; run < runs; ++run)
   {
@@ -392,24 +376,7 @@ int main(int argc, char** argv)
     std::printf("run %d: wheel W1 : steady W1 CPU %.3f, wheel W2 : steady W1 "
                 "CPU %.3f\n",
         run + 1, w1_ratios.back(), w2_ratios.back());
-    const auto st =
-        boost::asio::use_service<asio_wheel::wheel_timer_service<clock_type>>(
-            wheel.io)
-            .stats();
-    slices += st.slices;
-    sliced_completions += st.sliced_completions;
   }
-  std::printf("wheel service: %llu slices delivered %llu handlers (%.1f per "
-              "slice)\n\n",
-      static_cast<unsigned long long>(slices),
-      static_cast<unsigned long long>(sliced_completions),
-      slices ? static_cast<double>(sliced_completions)
-              / static_cast<double>(slices)
-             : 0.0);
-  report.measure("W7", "wheel_timer", n, "handlers_per_slice",
-      slices ? static_cast<double>(sliced_completions)
-              / static_cast<double>(slices)
-             : 0.0);
 
   const double s_cpu = bench::median(steady_w1.cpu),
                s_wall = bench::median(steady_w1.wall);
@@ -431,30 +398,25 @@ int main(int argc, char** argv)
 
   if (lock_stats)
   {
-    std::printf("\nlock contention over all repetitions (per re-arm; wheel = "
-                "the service's "
-                "wheel_mutex, asio = pthread_mutex_lock calls: scheduler and "
-                "reactor)\n");
-    std::printf("%-22s %-12s %12s %11s %10s %14s %12s\n", "run", "lock",
-        "acq/re-arm", "contended", "cont %", "wait ns/re-arm", "ns/cont");
+    std::printf("\nlock contention over all repetitions (per re-arm; "
+                "pthread_mutex_lock calls: the scheduler's, the reactor's and "
+                "the wheel's)\n");
+    std::printf("%-22s %12s %11s %10s %14s %12s\n", "run", "acq/re-arm",
+        "contended", "cont %", "wait ns/re-arm", "ns/cont");
     print_locks("steady_timer W1", steady_w1);
     print_locks("wheel_timer W1", wheel_w1);
     print_locks("wheel_timer W2", wheel_w2);
     auto measure_locks = [&](const char* impl, const char* wl,
                              const series& s) {
       const double ops = static_cast<double>(s.ops ? s.ops : 1);
-      for (int k = 0; k < 2; ++k)
-      {
-        const lock_counts& c = k == 0 ? s.wheel_lock : s.asio_lock;
-        const std::string lock = k == 0 ? "wheel_lock" : "asio_lock";
-        const std::string impl_wl = std::string(impl) + "_" + wl;
-        report.measure("W7", impl_wl, n, lock + "_acquisitions_per_rearm",
-            static_cast<double>(c.acquisitions) / ops);
-        report.measure("W7", impl_wl, n, lock + "_contended_per_rearm",
-            static_cast<double>(c.contended) / ops);
-        report.measure("W7", impl_wl, n, lock + "_wait_ns_per_rearm",
-            static_cast<double>(c.wait_ns) / ops);
-      }
+      const lock_counts& c = s.locks;
+      const std::string impl_wl = std::string(impl) + "_" + wl;
+      report.measure("W7", impl_wl, n, "lock_acquisitions_per_rearm",
+          static_cast<double>(c.acquisitions) / ops);
+      report.measure("W7", impl_wl, n, "lock_contended_per_rearm",
+          static_cast<double>(c.contended) / ops);
+      report.measure("W7", impl_wl, n, "lock_wait_ns_per_rearm",
+          static_cast<double>(c.wait_ns) / ops);
     };
     measure_locks("steady_timer", "W1", steady_w1);
     measure_locks("wheel_timer", "W1", wheel_w1);

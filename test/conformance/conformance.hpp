@@ -52,7 +52,13 @@ template <class Timer>
 struct timer_profile
 {
   using expected_traits = asio::wait_traits<std::chrono::steady_clock>;
-  static void configure(asio::execution_context&) {}
+  // Where Timer is a wheel timer, its service with wheel_options::tick = tick
+  // (the default service otherwise); nothing for Asio's own timers.
+  static void configure(asio::execution_context&,
+      std::chrono::nanoseconds tick = std::chrono::milliseconds(1))
+  {
+    (void)tick;
+  }
 };
 
 // The executor type a timer of Timer's kind has on an executor of type E: E
@@ -84,10 +90,11 @@ template <>
 struct timer_profile<stressed_wheel_timer>
 {
   using expected_traits = stressed_wheel_traits;
-  static void configure(asio::execution_context& context)
+  static void configure(asio::execution_context& context,
+      std::chrono::nanoseconds tick = std::chrono::milliseconds(2))
   {
     asio_wheel::wheel_options options;
-    options.tick = std::chrono::milliseconds(2);
+    options.tick = tick;
     options.slots = 8;
     options.max_completions_per_slice = 1;
     asio::make_service<asio_wheel::wheel_timer_service<
@@ -103,6 +110,32 @@ struct timer_profile<stressed_wheel_timer>
 // own timer again).
 using routed_timer = asio::basic_waitable_timer<std::chrono::steady_clock,
     asio::wait_traits<std::chrono::steady_clock>, asio_wheel::wheel_executor<>>;
+
+// The default wheel_timer and the routed timer share the service of
+// steady_clock.
+struct default_wheel_profile
+{
+  using expected_traits = asio::wait_traits<std::chrono::steady_clock>;
+  static void configure(asio::execution_context& context,
+      std::chrono::nanoseconds tick = std::chrono::milliseconds(1))
+  {
+    if (tick == std::chrono::milliseconds(1))
+      return;  // the default service, made by the first timer
+    asio_wheel::wheel_options options;
+    options.tick = tick;
+    asio::make_service<
+        asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(
+        context, options);
+  }
+};
+
+template <>
+struct timer_profile<asio_wheel::wheel_timer> : default_wheel_profile
+{};
+
+template <>
+struct timer_profile<routed_timer> : default_wheel_profile
+{};
 
 template <>
 struct timer_executor_profile<routed_timer>
@@ -127,6 +160,11 @@ public:
     : asio::io_context(concurrency_hint)
   {
     timer_profile<Timer>::configure(*this);
+  }
+  // Wheel timers with wheel_options::tick = tick.
+  explicit test_context(std::chrono::nanoseconds tick)
+  {
+    timer_profile<Timer>::configure(*this, tick);
   }
 };
 

@@ -70,11 +70,11 @@ enum class op_kind : std::uint8_t
   // origin (inside tick -1), far_future to exactly far_step_revolutions
   // revolutions after the origin (on a tick boundary). other % 4 == 3: in
   // the middle of an advance: first the clock advances by 4 * ((other >> 2)
-  // % 4 + 1) ticks and the context runs one handler (the drive timer's, which
-  // starts a pass over the wheel that a small slice budget leaves
-  // unfinished), then the step, then (other & 16) timer `timer`, if it
-  // exists and the model has no wait pending on it, starts a wait (in the
-  // pass, if one is still in progress), then the settle
+  // % 4 + 1) ticks and the context runs one handler (the wakeup decides every
+  // due wait, and a small hand-out budget leaves most of them waiting for
+  // the next turns), then the step, then (other & 16) timer `timer`, if it
+  // exists and the model has no wait pending on it, starts a wait, then the
+  // settle
   set_tolerance,  // timer.tolerance(|amount| sixteenths of a tick); far_future:
   // duration::max(); far_past: a negative tolerance (-1 ns), which must
   // throw std::invalid_argument and change nothing
@@ -95,7 +95,7 @@ struct wheel_config
 {
   std::size_t slots = 16;  // small: a revolution is only 8 or 16 ticks
   std::size_t max_completions_per_slice =
-      256;  // small values exercise the fairness slices
+      256;  // small values exercise the fairness budget
   bool single_thread_hint =
       false;  // io_context(1) takes Asio's one-thread paths
   bool wall_clock = false;  // manual_wall_clock (can step back), not
@@ -133,7 +133,7 @@ inline constexpr std::int64_t max_stepped_revolutions = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Bytes <-> programs (the fuzzer's input format, also used to write the seed corpus):
-// byte 0: configuration (bit 0: 8 or 16 slots; bits 1-2: slice budget 1, 2, 3 or 256; bit 3:
+// byte 0: configuration (bit 0: 8 or 16 slots; bits 1-2: fairness budget 1, 2, 3 or 256; bit 3:
 // io_context(1); bit 4: the wall clock; bits 5-7: the context's tolerance, an index into
 // tolerance_fractions); then 4 bytes per operation: kind (modulo kind_count), timer (bits 0-2)
 // and other (bits 3-7), and the amount as a little-endian int16. Trailing bytes that do not

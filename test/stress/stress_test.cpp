@@ -13,7 +13,7 @@
 // - a wait that completes with success is never early: not before the earliest expiry it had;
 // - nothing is left behind: every run() returns, the service has no pending wait or timer.
 // Steady clock, not a manual one: the point is real concurrency between the run() threads,
-// the drive timer and a thread outside run() that arms and destroys its own timers.
+// the wheel and a thread outside run() that arms and destroys its own timers.
 //
 // Environment: ASIO_WHEEL_STRESS_MILLISECONDS (default 1500) sets how long actors keep going.
 #define BOOST_TEST_MODULE asio_wheel_stress_test
@@ -429,8 +429,8 @@ BOOST_AUTO_TEST_CASE(
       << state.destroys << " destroys, " << state.moves << " moves, "
       << state.reschedules << " reschedules, " << state.cancels
       << " cancels; outside thread: " << outside_waits
-      << " waits; service: " << s.drive_wakeups
-      << " drive wakeups, max lateness " << s.max_lateness.count() << " ns");
+      << " waits; service: " << s.wakeups << " wakeups, max lateness "
+      << s.max_lateness.count() << " ns");
 
   BOOST_TEST(state.first_problem.empty(), state.first_problem);
   BOOST_TEST(not_once == 0u,
@@ -447,7 +447,6 @@ BOOST_AUTO_TEST_CASE(
   BOOST_TEST(state.actors_done.load() == actor_count);
   BOOST_TEST(s.pending_waits == 0u);
   BOOST_TEST(s.timers_in_wheel == 0u);
-  BOOST_TEST(s.queued_completions == 0u);
   // The run must have done what it claims, or it proves nothing.
   BOOST_TEST(state.successes.load() > 0u);
   BOOST_TEST(state.aborts.load() > 0u);

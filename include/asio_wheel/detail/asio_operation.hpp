@@ -15,8 +15,7 @@
 // scheduler_operation everywhere but on IOCP (Windows), where it is
 // win_iocp_operation, an OVERLAPPED. The library names it scheduler_operation
 // in both cases (the operation of detail::scheduler, which on IOCP is
-// win_iocp_io_context), and operation_with_flags below keeps the library's
-// per-operation flags where each backend leaves them alone.
+// win_iocp_io_context).
 //
 
 #ifndef ASIO_WHEEL_DETAIL_ASIO_OPERATION_HPP
@@ -70,10 +69,11 @@ using asio::detail::op_queue;
 using asio::detail::op_queue_access;
 
 /// A scheduler_operation with a few bits of the library's own (a wait's
-/// result, whether it installed a cancellation handler). They are set while
-/// the operation is owned by the library and read when it completes, so they
-/// must live where the scheduler writes nothing while the operation is queued
-/// and dequeued.
+/// result, whether it installed a cancellation handler), set while the
+/// operation is owned by the library and read when it completes. They live in
+/// a word of their own: on IOCP the completion port's dequeue loop writes
+/// every field of win_iocp_operation (an OVERLAPPED). With GCC and Clang the
+/// word fills the base's tail padding, so no operation grows.
 class operation_with_flags : public scheduler_operation
 {
 protected:
@@ -81,41 +81,11 @@ protected:
     : scheduler_operation(complete_fn)
   {}
 
-  void set_flags(unsigned bits) noexcept { flag_word() |= bits; }
-  bool has_flags(unsigned bits) const noexcept
-  {
-    return (flag_word() & bits) != 0;
-  }
+  void set_flags(unsigned bits) noexcept { flags_ |= bits; }
+  bool has_flags(unsigned bits) const noexcept { return (flags_ & bits) != 0; }
 
 private:
-#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
-  // win_iocp_operation has no spare field: it is an OVERLAPPED, and
-  // win_iocp_io_context's dequeue loop stores the result of every packet in
-  // its Internal, Offset and OffsetHigh before calling the operation. So a
-  // word of its own: on x64 it fills the base's tail padding with GCC and
-  // Clang (no extra bytes), and adds 8 bytes with MSVC.
-  unsigned& flag_word() noexcept
-  {
-    return flags_;
-  }
-  const unsigned& flag_word() const noexcept
-  {
-    return flags_;
-  }
   unsigned flags_ = 0;
-#else
-  // scheduler_operation's task_result_, which the scheduler passes to the
-  // completion as "bytes transferred" and writes only for its reactor task:
-  // no extra bytes.
-  unsigned& flag_word() noexcept
-  {
-    return task_result_;
-  }
-  const unsigned& flag_word() const noexcept
-  {
-    return task_result_;
-  }
-#endif
 };
 
 // Completing a handler: work tracking and dispatch to its associated

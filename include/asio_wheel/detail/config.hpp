@@ -107,8 +107,8 @@
 // its timer queues are serviced by a waitable timer and a thread of its own.
 // The differences this makes are in detail/asio_operation.hpp (the operation
 // type, where the per-operation flags live) and detail/asio_scheduler.hpp
-// (which service is the scheduler, how the drive timer is queued); the lock's
-// sleep is in detail/impl/wheel_mutex.ipp. Nothing else tests it.
+// (which service is the scheduler, how the wheel's timer queue is served).
+// Nothing else tests it.
 //
 // ASIO_WHEEL_ASIO_WINDOWS_RUNTIME: the Windows Runtime (UWP) backend, where
 // timers are serviced by winrt_timer_scheduler. No toolchain available to the
@@ -168,16 +168,6 @@
 // cancellation, stop the compile with one line (cancel_after.hpp).
 #if ASIO_WHEEL_ASIO_VERSION >= 101900
 # define ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT 1
-#endif
-
-// Asio 1.19.0 (Boost 1.77), the same commit (chriskohlhoff/asio df17216e,
-// "Add cancellation_slot support to timers"): the reactor's timer queue sets
-// an expired wait's result to success (timer_queue::get_ready_timers). Up to
-// asio-1-18-2 / boost-1.76.0 it leaves it as it was, so that a wait operation
-// that is used again (the drive timer's, detail/drive_timer.hpp) would
-// report the operation_aborted of an earlier cancel: it is reset when armed.
-#if ASIO_WHEEL_ASIO_VERSION >= 101900
-# define ASIO_WHEEL_ASIO_TIMER_QUEUE_SETS_RESULT 1
 #endif
 
 // Asio 1.23.0 (standalone; Boost 1.80, Asio 1.24.0): deferred left

@@ -8,7 +8,7 @@
 // The tick arithmetic of a wheel_timer_service: the grid of tick boundaries
 // origin + k * tick on a Clock's time line, and the conversions between time
 // points and ticks. Waiting for due_tick(t) is never early; time_of(k) is the
-// time the drive timer is armed for; coalesced_tick() is where a wait with a
+// deadline the reactor is given for tick k; coalesced_tick() is where a wait with a
 // tolerance completes. Exact over the whole range of the
 // clock's representation: far expiries (time_point::max(), a wait of years)
 // saturate instead of overflowing. No Asio here.
@@ -52,7 +52,7 @@ public:
   tick_type due_tick(const time_point& t) const noexcept
   {
     if (t == (time_point::max)())
-      return never_tick;  // never due: never arms the drive timer
+      return never_tick;  // never due: gives the reactor no deadline
     const urep tk = static_cast<urep>(tick_.count());
     if (t < origin_)
       return -saturate(before(t) / tk);  // ceil(-d / tk) == -floor(d / tk)

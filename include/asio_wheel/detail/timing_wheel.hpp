@@ -149,14 +149,51 @@ public:
   /// Files @p e at @p due. Requires !e.in_wheel() and due > horizon().
   ASIO_WHEEL_DECL void insert(wheel_entry& e, tick_type due) noexcept;
 
-  /// Removes @p e. Requires e.in_wheel().
+  /// An intrusive list of entries (the wheel's slots are such lists): for
+  /// a caller that collects the entries advance() expires.
+  using entry_list = boost::intrusive::list<wheel_entry,
+      boost::intrusive::member_hook<wheel_entry, wheel_entry::hook_type,
+          &wheel_entry::hook>,
+      boost::intrusive::constant_time_size<false>>;
+
+  /// Files @p e as due already, whatever its tick: take_due() expires it.
+  /// For a wait whose expiry has been reached when it starts, which must
+  /// complete at the next turn of the event loop, not at the next tick.
+  /// Requires !e.in_wheel().
+  ASIO_WHEEL_DECL void insert_due(wheel_entry& e) noexcept;
+
+  /// True if entries filed with insert_due() wait for take_due().
+  bool has_due() const noexcept { return !due_.empty(); }
+
+  /// Whether @p e, which is in the wheel, was filed with insert_due().
+  static bool filed_due(const wheel_entry& e) noexcept
+  {
+    return e.level() == due_level;
+  }
+
+  /// Unlinks every entry filed with insert_due(), oldest first, calling
+  /// `expire(entry)` for each.
+  template <typename Expire>
+  void take_due(Expire&& expire)
+  {
+    while (!due_.empty())
+    {
+      wheel_entry& e = due_.front();
+      due_.pop_front();
+      --size_;
+      expire(e);
+    }
+  }
+
+  /// Removes @p e, from a slot or from the entries due already. Requires
+  /// e.in_wheel().
   ASIO_WHEEL_DECL void erase(wheel_entry& e) noexcept;
 
   /// A tick at or before the earliest filed tick (the earliest itself unless
   /// erasures left a slot's minimum behind, or the earliest entry waits in
   /// an upper level whose block starts later), always after horizon(); or
-  /// never_tick when nothing is filed short of max_tick. The drive timer is
-  /// armed for it: advancing to it processes something or refreshes a stale
+  /// never_tick when nothing is filed short of max_tick. The reactor's
+  /// deadline: advancing to it processes something or refreshes a stale
   /// minimum.
   tick_type next_due() const noexcept
   {
@@ -172,9 +209,7 @@ public:
   /// or before @p after (the ticks of its later entries are not known) and
   /// nothing is certain to come before that slot's next tick: an upper
   /// slot whose block begins by @p after, or the level-0 slot of @p after
-  /// when nothing else is due within a revolution. The drive timer's second
-  /// timer is armed for it ahead of time (see drive_timer.hpp); never_tick
-  /// leaves that timer idle, where a guess could cost a wakeup.
+  /// when nothing else is due within a revolution.
   tick_type next_due_after(tick_type after) const noexcept
   {
     const tick_type t = due_in_next_slot(after);
@@ -191,7 +226,18 @@ public:
   /// call (with the same or a later @p to) resumes.
   template <typename DueOf, typename Expire>
   void advance(tick_type to, DueOf&& due_of, Expire&& expire,
-      std::size_t max_visits = (std::numeric_limits<std::size_t>::max)());
+      std::size_t max_visits = (std::numeric_limits<std::size_t>::max)())
+  {
+    advance(
+        to, due_of, expire, [](entry_list&) {}, max_visits);
+  }
+
+  /// The same, with `order(list)` called for each level-0 slot as it is
+  /// taken out to be walked: the entries are visited in the order it leaves
+  /// them in (its caller's order within a tick, the expiries'), once each.
+  template <typename DueOf, typename Expire, typename Order>
+  void advance(tick_type to, DueOf&& due_of, Expire&& expire, Order&& order,
+      std::size_t max_visits);
 
   /// Moves the wheel back to tick @p to, for a clock that stepped back
   /// behind horizon(): afterwards horizon() <= @p to, so an entry due after
@@ -214,10 +260,7 @@ public:
   void clear(F&& f);
 
 private:
-  using slot_list = boost::intrusive::list<wheel_entry,
-      boost::intrusive::member_hook<wheel_entry, wheel_entry::hook_type,
-          &wheel_entry::hook>,
-      boost::intrusive::constant_time_size<false>>;
+  using slot_list = entry_list;
 
   struct slot
   {
@@ -226,6 +269,8 @@ private:
   };
 
   static constexpr std::size_t npos = (std::numeric_limits<std::size_t>::max)();
+  // The level an entry filed with insert_due() is marked with.
+  static constexpr unsigned due_level = (1u << wheel_entry::level_bits) - 1;
   static constexpr unsigned upper_bits = 6;  // log2(upper_slots)
   static constexpr std::size_t word_bits = 64;  // of the occupancy bitmaps
 
@@ -327,8 +372,8 @@ private:
   // or never_tick where that must search: the first occupied level-0 slot
   // after `after` holds a minimum due in this revolution (the slot's first
   // tick after `after`: nothing in a later slot comes earlier), and no
-  // upper slot's block begins before it (upper_floor_). Two of these, inline,
-  // find the drive timer's two ticks in the usual wakeup.
+  // upper slot's block begins before it (upper_floor_): inline, the usual
+  // search for the reactor's deadline.
   tick_type due_in_next_slot(tick_type after) const noexcept
   {
     const tick_type base = after + 1;
@@ -358,6 +403,7 @@ private:
   std::vector<std::uint64_t> occupied_;  // one bit a level-0 slot
   std::vector<std::uint64_t> summary_;  // one bit a word of occupied_
   slot upper_[upper_levels][upper_slots];  // levels 1 .. upper_levels
+  slot_list due_;  // filed with insert_due()
   std::uint64_t upper_occupied_[upper_levels] = {};
   // At or before the start of the block, at its level, of every occupied
   // upper slot's minimum; so no upper slot is walked, nor holds a tick,
@@ -384,9 +430,9 @@ private:
   std::uint64_t cascades_ = 0;
 };
 
-template <typename DueOf, typename Expire>
-void timing_wheel::advance(
-    tick_type to, DueOf&& due_of, Expire&& expire, std::size_t max_visits)
+template <typename DueOf, typename Expire, typename Order>
+void timing_wheel::advance(tick_type to, DueOf&& due_of, Expire&& expire,
+    Order&& order, std::size_t max_visits)
 {
   std::size_t visits = 0;
   to = (std::min)(to, max_tick - 1);  // max_tick and beyond are never reached
@@ -493,6 +539,7 @@ void timing_wheel::advance(
       mark_empty(static_cast<std::size_t>(t) & mask_);
       position_ = t + 1;
       cursor_ = upper_levels;
+      order(detached_);
     }
     else
     {
@@ -516,6 +563,7 @@ void timing_wheel::clear(F&& f)
     }
   };
   drain(detached_);
+  drain(due_);
   advancing_ = false;
   current_ = (std::max)(current_, target_);
   for (std::size_t s = next_occupied(0); s != npos;

@@ -41,7 +41,7 @@ public:
 
   /// The service decided this wait (it expired, was aborted, or was
   /// abandoned at shutdown): tells its owner if it is a hooked_wait_op.
-  inline void decided() noexcept;
+  inline void notify_decided() noexcept;
 
   /// The service aborted this wait: off its timer, its result
   /// operation_aborted, its owner told (decided). Lock held.
@@ -49,12 +49,11 @@ public:
   {
     timer = nullptr;
     set_aborted();
-    decided();
+    notify_decided();
   }
 
 protected:
-  // The result, the slot flag and the hook flag (see operation_with_flags
-  // for where they live on each backend).
+  // The result, the slot flag and the hook flag (operation_with_flags).
   static constexpr unsigned aborted_bit = 1;
   static constexpr unsigned slot_bit = 2;
   static constexpr unsigned hook_bit = 4;
@@ -69,9 +68,7 @@ protected:
 
 /// A wait whose owner is told the moment the service decides it, before its
 /// completion is queued: under the service's lock when it expires or is
-/// aborted (a timer's lone wait, aborted without touching its operation, when
-/// the aborts are marked: completion_slices::mark_deferred_aborts), and on the
-/// thread that abandons it after shutdown. Until then the
+/// aborted, and on the thread that abandons it after shutdown. Until then the
 /// wait can still be withdrawn (wheel_timer_service::withdraw_timeout), so an
 /// owner whose state lives as long as the operation the wait times out can
 /// take, in the hook and only there, what the completion will need after that
@@ -93,7 +90,7 @@ private:
   const hook_type hook_;
 };
 
-inline void wait_op_base::decided() noexcept
+inline void wait_op_base::notify_decided() noexcept
 {
   if (has_flags(hook_bit))
   {

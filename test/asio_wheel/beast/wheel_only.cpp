@@ -76,61 +76,6 @@ BOOST_AUTO_TEST_CASE(timeouts_are_wheel_entries)
   BOOST_TEST(service.stats().pending_waits == before.pending_waits);
 }
 
-// A timed read that completes in time leaves its timeout's entry in the wheel
-// as a ghost (when an earlier wait keeps the drive timer before it), and the
-// next timed read reuses it where it is filed: the wheel moves it lazily when
-// its old tick comes (lazy_refilings), no list operation per read. The
-// stream's end unlinks its ghosts: the walk that reaches their ticks after
-// the stream is gone touches nothing freed (the ASan build runs this).
-// Margins of 250 ms: a stall that long between the two reads would let the
-// walk drop the ghost first.
-BOOST_AUTO_TEST_CASE(a_timeout_entry_is_reused_and_unlinked_at_the_streams_end)
-{
-  net::io_context ioc;
-  auto& service = net::use_service<service_type>(ioc);
-  const asio_wheel::wheel_stats before = service.stats();
-  bool earlier_done = false, keeper_done = false, last_done = false;
-  asio_wheel::wheel_timer earlier(ioc, 50ms);
-  earlier.async_wait(done_handler([&](error_code) { earlier_done = true; }));
-  // Pending when the stream goes, before its ghost's tick: the ghost stays.
-  asio_wheel::wheel_timer keeper(ioc, 600ms);
-  keeper.async_wait(done_handler([&](error_code) { keeper_done = true; }));
-  {
-    asio_wheel::beast::tcp_stream s(ioc);
-    tcp::socket peer = connect_pair(ioc, s);
-    std::array<char, 16> buf;
-
-    result first;
-    s.expires_after(300ms);
-    net::write(peer, net::buffer("a", 1));
-    s.async_read_some(net::buffer(buf), first.handler());
-    run_until(ioc, first.done);
-    BOOST_TEST(!first.ec);
-
-    // Pending across the first timeout's tick, completed by a write at 400 ms.
-    result second;
-    s.expires_after(1s);
-    s.async_read_some(net::buffer(buf), second.handler());
-    asio_wheel::wheel_timer writer(ioc, 400ms);
-    writer.async_wait(done_handler(
-        [&](error_code) { net::write(peer, net::buffer("b", 1)); }));
-    run_until(ioc, second.done);
-    BOOST_TEST(!second.ec);
-    BOOST_TEST(earlier_done);
-    BOOST_TEST(!keeper_done);
-    BOOST_TEST(service.stats().lazy_refilings == before.lazy_refilings + 1,
-        "the second read's timeout did not reuse the first one's entry");
-    BOOST_TEST(
-        service.stats().timeouts_withdrawn == before.timeouts_withdrawn + 2);
-  }
-  // The stream is gone; its read entry was a ghost filed at about 1 s.
-  asio_wheel::wheel_timer last(ioc, 1200ms);
-  last.async_wait(done_handler([&](error_code) { last_done = true; }));
-  run_until(ioc, last_done);
-  BOOST_TEST(keeper_done);
-  BOOST_TEST(service.stats().pending_waits == before.pending_waits);
-}
-
 // A steady stream of reads with a timeout allocates no more than the same
 // reads without one: arming and withdrawing a timeout allocates nothing.
 BOOST_AUTO_TEST_CASE(no_allocation_per_timeout)

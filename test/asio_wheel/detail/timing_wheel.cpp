@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(entry_expires_exactly_at_its_due_tick)
   BOOST_TEST(w.next_due() == never_tick);
 }
 
-// The drive timer's second timer is armed for next_due_after(next_due()).
+// next_due() is next_due_after(current): its answers for a tick after another.
 BOOST_AUTO_TEST_CASE(
     next_due_after_gives_the_due_tick_after_a_tick_or_says_it_cannot_tell)
 {
@@ -939,7 +939,7 @@ BOOST_AUTO_TEST_CASE(randomized_rewinds_against_reference_model)
 
 // Entries armed at different times with timeouts from a tick to beyond the top level's reach:
 // each is touched (cascaded, revisited, re-filed or expired) at most once per level plus once,
-// expires exactly at its due tick, and the wheel is walked in steps as a drive timer would.
+// expires exactly at its due tick, and the wheel is walked in steps as the reactor would.
 BOOST_AUTO_TEST_CASE(long_timeouts_are_touched_at_most_once_per_level)
 {
   constexpr std::size_t slots = 16;

@@ -90,10 +90,8 @@ struct stream_state : boost::enable_shared_from_this<
 
   ~stream_state()
   {
-    // No timeout is armed: an armed one holds a reference to *this. The
-    // embedded ones' entries may be ghosts in the wheel (op_state::disarm).
-    service.destroy(read.embedded.entry);
-    service.destroy(write.embedded.entry);
+    // No timeout is armed (an armed one holds a reference to *this), so the
+    // embedded timeouts' entries are out of the wheel.
     service.destroy(rate_timer);
   }
 

@@ -223,10 +223,7 @@ struct op_state
   {
     timeout_op<Impl>* o = std::exchange(armed, nullptr);
     ++generation;
-    // The embedded entry stays in the wheel as a ghost for the next arm
-    // (the stream's state unlinks it at its end); one from the heap goes.
-    if (!(o->heap ? impl.service.withdraw_timeout(o->entry, o)
-                  : impl.service.template withdraw_timeout<true>(o->entry, o)))
+    if (!impl.service.withdraw_timeout(o->entry, o))
       return true;
     if (o->fire_ex)
       o->fire_ex = asio::any_io_executor();

@@ -54,10 +54,24 @@ timing_wheel::slot& timing_wheel::slot_of(
   return upper_[level - 1][upper_index(level, tick)];
 }
 
+void timing_wheel::insert_due(wheel_entry& e) noexcept
+{
+  assert(!e.in_wheel());
+  e.set_place(current_, due_level);
+  due_.push_back(e);
+  ++size_;
+}
+
 void timing_wheel::erase(wheel_entry& e) noexcept
 {
   assert(e.in_wheel());
   const unsigned level = e.level();
+  if (level == due_level)
+  {
+    due_.erase(due_.iterator_to(e));
+    --size_;
+    return;
+  }
   const tick_type tick = e.filed_tick();
   slot& sl = slot_of(level, tick);
   // Unlinks e from whichever list holds it: its slot, or detached_ while a

@@ -2,22 +2,19 @@
 // Distributed under the Boost Software License, Version 1.0. (See the
 // accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
 
-// mt_slices_test.cpp: the multi-thread completion path (doc/design.md, "Completion and
-// fairness"). With several threads in io_context::run() (default concurrency hint), decided
-// waits are delivered in slices that any thread can take; a slice takes at most half of what
-// waits (and at most max_completions_per_slice) and posts the next slice before it runs its
-// own batch. Each case runs with 2, 3 and 4 run() threads:
-// - many waits expiring in one tick: each handler runs once, never early, all of them through
-//   slices (wheel_stats::slices / sliced_completions), fewer slices than handlers;
+// mt_completions_test.cpp: expiries, cancels and completions with several threads in
+// io_context::run() (default concurrency hint). Each case runs with 2, 3 and 4 run() threads:
+// - many waits expiring in one tick: each handler runs once, never early, on more than one
+//   thread;
 // - a handler that blocks until almost every other handler has run: the others must not be
-//   held behind it beyond its own slice (it would wait forever if its slice held them);
+//   held behind it (each handler is one operation of the scheduler, which any thread runs);
 // - cancels and reschedules from other threads racing the expiry of the same tick;
 // - throwing handlers: the exception leaves run() on that thread, no other wait is lost or
 //   completed twice;
 // - the context destroyed with decided waits still queued: their handlers are destroyed
 //   without running.
 // Label `threads`: scripts/sanitize runs it under ThreadSanitizer.
-#define BOOST_TEST_MODULE asio_wheel_mt_slices_test
+#define BOOST_TEST_MODULE asio_wheel_mt_completions_test
 #include <boost/test/unit_test.hpp>
 #include <boost/test/data/test_case.hpp>
 
@@ -40,7 +37,7 @@
 #include <vector>
 
 // A named namespace: the test cases' lambdas capture these types (-Wsubobject-linkage).
-namespace mt_slices {
+namespace mt_completions {
 
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
@@ -100,13 +97,13 @@ struct per_wait
   std::atomic<int> early{0};
 };
 
-}  // namespace mt_slices
+}  // namespace mt_completions
 
-using namespace mt_slices;
+using namespace mt_completions;
 
 BOOST_DATA_TEST_CASE(
-    many_waits_expiring_in_one_tick_are_delivered_in_slices_by_all_threads,
-    thread_counts, threads)
+    many_waits_expiring_in_one_tick_are_delivered_by_all_threads, thread_counts,
+    threads)
 {
   constexpr std::size_t n = 20000;
   constexpr std::size_t budget = 64;
@@ -135,7 +132,7 @@ BOOST_DATA_TEST_CASE(
         my_index = next_thread++ % threads;
       ++ran_on[my_index];
       // A little work per handler, so that a batch takes long enough for the other threads
-      // to take the next slices.
+      // to take the next handlers.
       const auto until = clock_type::now() + 2us;
       while (clock_type::now() < until)
       {}
@@ -158,33 +155,25 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST(early == 0u);
 
   const asio_wheel::wheel_stats s = service.stats();
-  BOOST_TEST_MESSAGE(threads << " threads: " << s.slices << " slices for "
-                             << s.sliced_completions << " handlers");
-  // Every handler was called in a slice, and slices batch: fewer slices than handlers, none
-  // larger than the budget (on average), and the work was shared by more than one thread.
-  BOOST_TEST(s.sliced_completions == n);
-  BOOST_TEST(s.slices > 0u);
-  BOOST_TEST(s.slices < n / 4);
-  BOOST_TEST(s.sliced_completions <= s.slices * budget);
+  // The work was shared by more than one thread.
   int threads_used = 0;
   for (auto& r : ran_on)
     threads_used += r.load() != 0;
   BOOST_TEST(
       threads_used >= 2, "handlers ran on " << threads_used << " thread(s)");
   BOOST_TEST(s.pending_waits == 0u);
-  BOOST_TEST(s.queued_completions == 0u);
 }
 
-// A slice must not keep waits from threads that could run them: the first handler blocks
-// until every wait outside its own slice (all but fewer than `budget`) has run. If the slice
-// held the rest, the others could never run them and the handler gives up after 10 s.
+// A handler must not keep waits from threads that could run them: the first handler blocks
+// until all but `budget` of the waits have run. If it held the rest, the others could never
+// run them and the handler gives up after 10 s.
 BOOST_DATA_TEST_CASE(
-    a_blocked_handler_holds_back_at_most_its_own_slice, thread_counts, threads)
+    a_blocked_handler_holds_back_no_other_wait, thread_counts, threads)
 {
   constexpr std::size_t n = 2000;
   constexpr std::size_t budget = 16;
   boost::asio::io_context io;
-  service_type& service = make_wheel(io, budget);
+  make_wheel(io, budget);
 
   std::atomic<std::size_t> done{0};
   std::atomic<bool> blocker_taken{false};
@@ -219,13 +208,12 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST_REQUIRE(
       run_on_threads(io, threads, exceptions), "run() did not return");
   BOOST_TEST(!gave_up.load(),
-      "the blocked handler's slice held waits other threads could run");
+      "the blocked handler held waits other threads could run");
   BOOST_TEST(done.load() == n);
   std::size_t not_once = 0;
   for (auto& c : calls)
     not_once += c != 1;
   BOOST_TEST(not_once == 0u);
-  BOOST_TEST(service.stats().sliced_completions == n);
 }
 
 // Timers of one tick are cancelled, re-armed and rescheduled (earlier, later) from threads
@@ -328,14 +316,12 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST(not_once == 0u);
   BOOST_TEST(early == 0u);
   const auto s = service.stats();
-  BOOST_TEST(s.sliced_completions == started);
   BOOST_TEST(s.waits_expired + s.waits_cancelled == started);
   BOOST_TEST(s.pending_waits == 0u);
-  BOOST_TEST(s.queued_completions == 0u);
 }
 
 // Handlers that throw: each exception leaves run() on the thread that ran it (which calls
-// run() again); the rest of its slice is put back, so every other handler still runs once.
+// run() again); every other handler still runs once.
 BOOST_DATA_TEST_CASE(throwing_handlers_lose_nothing_and_complete_nothing_twice,
     thread_counts, threads)
 {
@@ -371,10 +357,8 @@ BOOST_DATA_TEST_CASE(throwing_handlers_lose_nothing_and_complete_nothing_twice,
     not_once += c != 1;
   BOOST_TEST(not_once == 0u);
   const auto s = service.stats();
-  BOOST_TEST(s.sliced_completions == n);
   BOOST_TEST(s.waits_cancelled == n / 2);
   BOOST_TEST(s.waits_expired == n / 2);
-  BOOST_TEST(s.queued_completions == 0u);
 }
 
 // The context is stopped in the middle of a storm and destroyed with decided waits (expired
