@@ -232,6 +232,7 @@ public:
     // The service takes Clock::now() as the origin of its ticks: read it at the same manual
     // time (nothing moves the clock in between), so the model knows every tick boundary.
     origin_ = Clock::now();
+    read_floor_ = origin_;
     service_ = &asio::make_service<service_type>(io_, options);
   }
 
@@ -436,6 +437,20 @@ private:
     return f();
   }
 
+  // The one case where a wait started after its expiry may complete at its tick boundary
+  // instead of at once (doc/design.md, "Precision"): a precise wait whose expiry lies more
+  // than two ticks after the library's last reading of the clock. read_floor_ is at or before
+  // that reading, so the model allows at least every wait the library may treat so.
+  bool may_wait_for_boundary(const model_timer& m) const
+  {
+    return m.tolerance == duration::zero()
+        && m.expiry
+        > read_floor_ + 2 * std::chrono::duration_cast<duration>(model_tick);
+  }
+
+  // An op that reads the clock in the library and keeps the reading (expires_*, reschedule_*).
+  void library_read_clock() { read_floor_ = Clock::now(); }
+
   void start_wait(std::size_t t, bool with_slot)
   {
     const std::size_t id = records_.size();
@@ -447,7 +462,7 @@ private:
       model_[t]->ceiling = model_[t]->expiry;  // filed for it
       model_[t]->due_at_once = false;
     }
-    if (model_[t]->expiry <= Clock::now())
+    if (model_[t]->expiry <= Clock::now() && !may_wait_for_boundary(*model_[t]))
       model_[t]->due_at_once = true;
     model_[t]->pending.push_back(id);
     ++summary_.waits_started;
@@ -596,6 +611,7 @@ private:
       expect_count(at ? "expires_at" : "expires_after", got,
           abort_pending(*model_[t], ~std::size_t(0)));
       set_expiry(*model_[t], tp, Clock::now());
+      library_read_clock();
       break;
     }
     case op_kind::reschedule_at:
@@ -615,6 +631,7 @@ private:
       expect_count(at ? "reschedule_at" : "reschedule_after", got,
           model_[t]->pending.size());
       set_expiry(*model_[t], tp, Clock::now());
+      library_read_clock();
       break;
     }
     case op_kind::extend_to:
@@ -724,6 +741,9 @@ private:
           Clock::step(to_duration(op.amount));
         if (Clock::now() < before)
           ++summary_.clock_steps_back_made;
+        // A reading the library takes from now on may be earlier than the last one.
+        if (Clock::now() < read_floor_)
+          read_floor_ = Clock::now();
         std::size_t waited_after_step = timer_count;
         if (first_reading && (op.other & 16) != 0 && exists
             && model_[t]->pending.empty())
@@ -1143,6 +1163,8 @@ private:
   std::array<std::optional<timer_type>, timer_count> timers_;
   std::array<std::optional<model_timer>, timer_count> model_;
   time_point origin_{};
+  // At or before the library's last reading of the clock: see may_wait_for_boundary.
+  time_point read_floor_{};
   bool inside_call_ = false;
   std::uint64_t decided_before_step_ = 0;  // see step_clock
   bool stepping_ = false;

@@ -66,6 +66,7 @@
 #  include <asio/detail/scheduler.hpp>
 # endif
 # include <asio/detail/conditionally_enabled_mutex.hpp>
+# include <asio/detail/mutex.hpp>
 # include <asio/detail/timer_queue.hpp>
 # include <asio/detail/timer_queue_base.hpp>
 # include <asio/detail/timer_scheduler.hpp>
@@ -83,6 +84,7 @@
 #  include <boost/asio/detail/scheduler.hpp>
 # endif
 # include <boost/asio/detail/conditionally_enabled_mutex.hpp>
+# include <boost/asio/detail/mutex.hpp>
 # include <boost/asio/detail/timer_queue.hpp>
 # include <boost/asio/detail/timer_queue_base.hpp>
 # include <boost/asio/detail/timer_scheduler.hpp>
@@ -115,7 +117,12 @@ using reactor = asio::detail::timer_scheduler;
 
 /// The lock of the service: Asio's own mutex type, on or off as the
 /// context's scheduler locks or not.
+#if defined(ASIO_WHEEL_ASIO_MUTEX_IS_TEMPLATE)
+using service_mutex =
+    asio::detail::conditionally_enabled_mutex<asio::detail::mutex>;
+#else
 using service_mutex = asio::detail::conditionally_enabled_mutex;
+#endif
 
 /// The traits type of the wheel's timer queue: it selects the
 /// specialization of Asio's timer_queue below. Owner is the service.

@@ -212,6 +212,13 @@
 # define ASIO_WHEEL_ASIO_TIMER_QUEUE_HAS_ALLOCATOR 1
 #endif
 
+// Asio 1.38 (standalone 1.38.2; not Boost 1.90's 1.37.0):
+// detail::conditionally_enabled_mutex is a template on the mutex it wraps,
+// conditionally_enabled_mutex<detail::mutex> as the scheduler names it.
+#if ASIO_WHEEL_ASIO_VERSION >= 103800
+# define ASIO_WHEEL_ASIO_MUTEX_IS_TEMPLATE 1
+#endif
+
 // Asio 1.20 (Boost 1.77): detail::handler_work_base is made with (int, int,
 // io_ex) and (bool base1_owns_work, ex, candidate), the form
 // detail/asio_handler_work.hpp specializes for a wheel_executor (unchanged up
