@@ -26,7 +26,7 @@
 #include "common/flags.hpp"
 #include "common/server_main.hpp"
 
-#include <asio_wheel/wheel_timer_service.hpp>
+#include <asio_wheel/make_wheel_service.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
@@ -338,8 +338,7 @@ int run_server(int argc, char** argv, const std::string& program,
     // fraction, and the idle timeouts are the only timers here.
     asio_wheel::wheel_options wheel;
     wheel.tolerance = options.idle_tolerance;
-    net::make_service<
-        asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
+    asio_wheel::make_wheel_service(io, wheel);  // the stream's: wheel_timer's
   }
   server<Stream> srv(io, options);
   return example_common::listen_and_run(

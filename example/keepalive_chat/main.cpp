@@ -32,8 +32,7 @@ int main(int argc, char** argv)
   // ones; the idle timeouts are what it is for: one per connection, long, and
   // nobody minds a close a little late.
   wheel.tolerance = options.idle_tolerance;
-  boost::asio::make_service<
-      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, wheel);
+  asio_wheel::make_wheel_service(io, wheel);
 
   chat_server server(io, options);
   return example_common::listen_and_run(

@@ -49,8 +49,8 @@ int main(int argc, char** argv)
   // up to 0.47 s late, a 5-minute one 4.7 s. Before the context's first timer.
   asio_wheel::wheel_options opts;
   opts.tolerance = 1.0 / 64;
-  boost::asio::make_service<
-      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, opts);
+  // Asio's make_service, for the service of wheel_timer and the stream.
+  asio_wheel::make_wheel_service(io, opts);
 
   // One timer's own, replacing the context's.
   asio_wheel::wheel_timer idle(io);

@@ -11,7 +11,7 @@
 #include "common/flags.hpp"
 #include "common/server_main.hpp"
 
-#include <asio_wheel/wheel_timer_service.hpp>
+#include <asio_wheel/make_wheel_service.hpp>
 
 #include <iostream>
 
@@ -34,12 +34,10 @@ int main(int argc, char** argv)
         program, io, server, options.bind_address, options.port, 1);
   }
   // Before the first timer on this context: the wheel of every routed timer
-  // (they are timers of steady_clock with Asio's wait traits).
-  using service_type =
-      asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
+  // (they are timers of steady_clock with Asio's wait traits: wheel_timer's).
   asio_wheel::wheel_options wheel;
   wheel.tick = options.tick;
-  service_type& service = net::make_service<service_type>(io, wheel);
+  auto& service = asio_wheel::make_wheel_service(io, wheel);
   if (!websocket_timer_routed)
     std::cerr << program << ": note: Beast " << BOOST_BEAST_VERSION
               << " keeps websocket::stream's timer a steady_timer whatever the "

@@ -25,10 +25,11 @@ ASIO_WHEEL_NAMESPACE_BEGIN
 
 /// Configuration of one wheel_timer_service, fixed when the service is made.
 /**
- * Give it the Asio way, before the first timer of the context is created:
+ * Give it before the first timer of the context is created, with
+ * make_wheel_service (asio_wheel/make_wheel_service.hpp), which calls Asio's
+ * make_service for the service of wheel_timer or of the timer type named:
  * @code
- * boost::asio::make_service<
- *     asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, opts);
+ * asio_wheel::make_wheel_service(io, opts);
  * @endcode
  * Invalid values make the service's constructor throw std::invalid_argument
  * with a message naming the field.
@@ -44,8 +45,17 @@ struct wheel_options
   /// slots * tick: 4096 slots of 1 ms is 4.096 s. Longer expiries wait in
   /// the three coarser levels above it, of 64 slots each as wide as the
   /// whole level below (4.4 min, 4.7 h, 12.4 days with the defaults; see
-  /// doc/design.md, "Levels"). 4096 slots cost 96 KiB per service.
+  /// doc/design.md, "Levels"). A slot is 24 bytes on a 64-bit target (plus a
+  /// bit of occupancy bitmap): 4096 slots cost 96 KiB per service. At most
+  /// max_slots.
   std::size_t slots = 4096;
+
+  /// The largest slots accepted, 2^20 (1,048,576): 24 MiB per service, and
+  /// with 1 ms ticks a level 0 of 17.5 min under levels that reach 8.7
+  /// years. More would cost more memory for reach nobody needs, so a larger
+  /// value is taken for a mistake and reported as one, not as the
+  /// std::bad_alloc of its allocation.
+  static constexpr std::size_t max_slots = std::size_t(1) << 20;
 
   /// Fairness budget: when many waits expire at once, every one of them is
   /// decided then (a cancel() finds them expired, as with steady_timer),
@@ -91,6 +101,11 @@ inline const wheel_options& validated(const wheel_options& o)
         "asio_wheel::wheel_options::slots must be a non-zero power of two "
         "(got "
         + std::to_string(o.slots) + ")");
+  if (o.slots > wheel_options::max_slots)
+    throw std::invalid_argument(
+        "asio_wheel::wheel_options::slots must be at most "
+        + std::to_string(wheel_options::max_slots)
+        + ", wheel_options::max_slots (got " + std::to_string(o.slots) + ")");
   if (o.max_completions_per_slice == 0)
     throw std::invalid_argument(
         "asio_wheel::wheel_options::max_completions_per_slice must be "

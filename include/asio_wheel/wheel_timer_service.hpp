@@ -11,7 +11,7 @@
 // context's reactor, as Asio's own timer queue is. See doc/design.md for the
 // algorithm, its precision and its costs.
 //
-// Users meet this class only to configure it (make_service with
+// Users meet this class only to configure it (make_wheel_service with
 // wheel_options) and to read options() and stats(); the rest is the
 // implementation interface basic_wheel_timer calls, in the style of Asio's
 // detail::deadline_timer_service. This file declares it; the definitions
@@ -177,14 +177,14 @@ struct timer_expiry
 /**
  * One service exists per execution context and Clock/WaitTraits pair. It is
  * created with default options by the first basic_wheel_timer of a context,
- * or beforehand with explicit options:
+ * or beforehand with explicit options by make_wheel_service
+ * (asio_wheel/make_wheel_service.hpp), which calls Asio's make_service for
+ * the timer type's service (wheel_timer's by default):
  * @code
  * asio_wheel::wheel_options opts;
  * opts.tick = std::chrono::milliseconds(10);
- * boost::asio::make_service<
- *     asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io, opts);
+ * asio_wheel::make_wheel_service(io, opts);
  * @endcode
- * (With standalone Asio: asio::make_service.)
  *
  * The wheel is one of the timer queues of the context's reactor, as Asio's
  * own timer queue is: each expired wait's handler is one operation of the
@@ -221,7 +221,8 @@ public:
     : wheel_timer_service(context, wheel_options())
   {}
 
-  /// Creates the service with @p options (make_service).
+  /// Creates the service with @p options (make_service, which
+  /// make_wheel_service calls).
   /// @throws std::invalid_argument naming the invalid field.
   wheel_timer_service(
       asio::execution_context& context, const wheel_options& options);

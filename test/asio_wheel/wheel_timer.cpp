@@ -603,7 +603,7 @@ BOOST_AUTO_TEST_CASE(a_move_carries_the_extension)
 }
 
 // A wall clock (not steady) that steps: the extension is the expiry the clock must reach,
-// whatever steps it takes (SPEC 10).
+// whatever steps it takes (doc/design.md#clocks-that-step).
 BOOST_AUTO_TEST_CASE(an_extended_wait_follows_the_wall_clock_through_its_steps)
 {
   using wall_timer =

@@ -16,11 +16,11 @@
 # system calls is not; under valgrind clock_gettime is a system call). The
 # connections' set-up in the measured run is included (100 accepts).
 # Writes OUT_DIR/callgrind.out.WAY.* and OUT_DIR/callgrind_http.txt (printed), with
-# SPEC 5's budgets (the wheel stream's server within 5 % of the untimed one, the
-# routed Beast stream's no more than Beast's tcp_stream, by instructions per
-# request) as a JSON report, OUT_DIR/callgrind_http.json. The routed way's dump
-# must count functions of asio_wheel (its timers are the wheel's), else the
-# script stops.
+# W9's budgets (doc/benchmarks.md#budgets: the wheel stream's server within 5 % of
+# the untimed one, the routed Beast stream's no more than Beast's tcp_stream, by
+# instructions per request) as a JSON report, OUT_DIR/callgrind_http.json. The
+# routed way's dump must count functions of asio_wheel (its timers are the wheel's),
+# else the script stops.
 #
 # shellcheck source=bench_support.sh
 . "$(dirname "$0")/bench_support.sh"
@@ -68,8 +68,9 @@ for way in beast beast_untimed routed routed_untimed wheel untimed socket; do
   printf '%-14s %10s %14s %14.0f\n' "$way" "$requests" "$total" "$(awk -v t="$total" -v r="$requests" 'BEGIN { print t / r }')" >> "$summary"
 done
 
-# SPEC 5's W9 budget held by instructions: the wheel stream's server within 5 % of the
-# same server without timeouts (untimed), as OUT_DIR/callgrind_http.json.
+# W9's budget held by instructions (doc/benchmarks.md#budgets): the wheel stream's
+# server within 5 % of the same server without timeouts (untimed), as
+# OUT_DIR/callgrind_http.json.
 per_request() { awk -v w="$1" '$1 == w { print $4 }' "$summary"; }
 records=$out_dir/callgrind_http.records
 : > "$records"

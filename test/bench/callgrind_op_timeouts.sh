@@ -27,10 +27,11 @@
 # the peer process. Under valgrind, clock_gettime is a system call (valgrind
 # hides the vDSO), so a clock read counts ~30 instructions of libc instead of
 # the vDSO's few dozen. Writes OUT_DIR/callgrind.out.* and
-# OUT_DIR/callgrind_summary.txt (also printed), and the budgets of SPEC 5's W8 that
-# are held by instructions (the timeout's own instructions per re-issue <= 0.6 of a
-# steady_timer per operation's; cancel_after's pair <= 500 with 1000 others pending;
-# its lone pair no more than a steady_timer per operation's, lone) as a JSON report,
+# OUT_DIR/callgrind_summary.txt (also printed), and the budgets of W8 that are
+# held by instructions (doc/benchmarks.md#budgets: the timeout's own
+# instructions per re-issue <= 0.6 of a steady_timer per operation's;
+# cancel_after's pair <= 500 with 1000 others pending; its lone pair no more
+# than a steady_timer per operation's, lone) as a JSON report,
 # OUT_DIR/callgrind_op_timeouts.json. Takes about 25 s.
 #
 # shellcheck source=bench_support.sh
@@ -106,8 +107,9 @@ inclusive() { # file pattern count
               (w == "none" ? "-" : sprintf("%.0f", ir[w] - ir["none"])) } }'
 } > "$out_dir/callgrind_summary.txt"
 
-# The budgets of SPEC 5's W8 that are held by instructions, as records of
-# OUT_DIR/callgrind_op_timeouts.json (run_all.sh merges them into its table).
+# The budgets of W8 that are held by instructions (doc/benchmarks.md#budgets),
+# as records of OUT_DIR/callgrind_op_timeouts.json (run_all.sh merges them into
+# its table).
 # per_op KIND WAY COUNT: instructions per operation of the way's dump in the
 # sections of KIND (pairs: "pairs WAY" and "lone WAY"; w8: "W8 WAY N=..."), or -.
 per_op() {
@@ -136,7 +138,7 @@ done
 tag=" (${version:-?})"
 {
   echo
-  echo "Budgets (SPEC 5, W8 by instructions):"
+  echo "Budgets (W8 by instructions):"
   echo
   echo "| verdict | budget | measured | limit |"
   echo "|---|---|---:|---:|"

@@ -8,9 +8,9 @@
 # same stream, with 1000 other timeouts pending and with none. User-space
 # instructions of the process only (the peer is a socket of the same process:
 # its write is in both counts). Writes OUT_DIR/callgrind.out.* and
-# OUT_DIR/callgrind_stream_pairs.txt (also printed), with SPEC 5's budget of <= 300
-# per pair with other timeouts pending as a JSON report,
-# OUT_DIR/callgrind_stream_pairs.json. Takes about 30 s.
+# OUT_DIR/callgrind_stream_pairs.txt (also printed), with the budget of <= 300
+# per pair with other timeouts pending (W8 and W9, doc/benchmarks.md#budgets) as
+# a JSON report, OUT_DIR/callgrind_stream_pairs.json. Takes about 30 s.
 #
 # shellcheck source=bench_support.sh
 . "$(dirname "$0")/bench_support.sh"
@@ -42,11 +42,11 @@ valgrind --tool=callgrind --callgrind-out-file="$out_dir/callgrind.out.%p" \
     }' | sort
 } | tee "$out_dir/callgrind_stream_pairs.txt"
 
-# The budget of SPEC 5 (W8, W9): <= 300 instructions per arm + withdraw pair of the
-# Beast stream with other timeouts pending; and each pair as a measurement (W9,
-# impl WAY, n = others pending, metric pair_instructions), from which run_all.sh
-# holds the lone pair against a steady_timer per operation's (W8's
-# callgrind_op_timeouts.sh).
+# The budget of W8 and W9 (doc/benchmarks.md#budgets): <= 300 instructions per
+# arm + withdraw pair of the Beast stream with other timeouts pending; and each
+# pair as a measurement (W9, impl WAY, n = others pending, metric
+# pair_instructions), from which run_all.sh holds the lone pair against a
+# steady_timer per operation's (W8's callgrind_op_timeouts.sh).
 pair_of() { # way others
   sed -n "s/^| $1 | $2 others | [0-9]* | [0-9]* | \([0-9-]*\) |\$/\1/p" \
     "$out_dir/callgrind_stream_pairs.txt"

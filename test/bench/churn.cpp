@@ -16,15 +16,16 @@
 //   W2  wheel_timer::extend_after(30s), the idle refresh: a clock read and
 //       one relaxed store into the timer; the wait stays pending, no handler
 //       runs. Its peer and budget is the expert's steady_timer idiom
-//       (SPEC 5): each connection keeps the time of its last input, and its
-//       steady_timer, armed once for the idle period, checks that time when
-//       it fires and re-arms for what remains, or closes. Per input that is
-//       a clock read and a store into the connection object (steady_timer +
-//       time point, 128 bytes), which is what the idiom's column measures;
-//       its timers, armed for 30 s, do not fire during the run. Beside them,
-//       as a measurement, wheel_timer::reschedule_after(30s), which returns
-//       how many waits it moved and moves earlier too: it reads the timer
-//       and takes the service's lock.
+//       (doc/benchmarks.md#budgets): each connection keeps the time of its
+//       last input, and its steady_timer, armed once for the idle period,
+//       checks that time when it fires and re-arms for what remains, or
+//       closes. Per input that is a clock read and a store into the
+//       connection object (steady_timer + time point, 128 bytes), which is
+//       what the idiom's column measures; its timers, armed for 30 s, do not
+//       fire during the run. Beside them, as a measurement,
+//       wheel_timer::reschedule_after(30s), which returns how many waits it
+//       moved and moves earlier too: it reads the timer and takes the
+//       service's lock.
 //
 //       References, no budget: the blind floor stores Clock::now() + 30s into
 //       a random element of an array of time points; the read floor reads a

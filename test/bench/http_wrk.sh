@@ -10,7 +10,8 @@
 #   wheel    http_keepalive             asio_wheel::beast::tcp_stream
 #   routed   http_keepalive_routed      Beast's own basic_stream<tcp,
 #                                       wheel_executor<>>: its timers routed to
-#                                       the wheel (SPEC 12)
+#                                       the wheel (doc/timeouts.md#timers-
+#                                       inside-other-libraries-wheel_executor)
 #   untimed  http_keepalive --no-timeout  the wheel's stream, no expires_after:
 #                                       the same server without timeouts,
 #                                       W9's floor
@@ -217,8 +218,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
     wheel_beast=$(round_ratios "$tmp/cpu.runs" "$n" wheel beast | median)
     record wheel "$n" cpu_saving_vs_beast_percent "$(awk -v r="$wheel_beast" 'BEGIN { print (1 - r) * 100 }')"
     budget "W9 server CPU per request wheel : beast at N=$n" "$wheel_beast" 1
-    # Within 5 % of the untimed server is held by instructions (SPEC 5; callgrind_http.sh,
-    # which run_all.sh runs): the CPU time's ratio is reported, no verdict.
+    # Within 5 % of the untimed server is held by instructions
+    # (doc/benchmarks.md#budgets; callgrind_http.sh, which run_all.sh runs): the
+    # CPU time's ratio is reported, no verdict.
     record wheel "$n" cpu_ratio_to_untimed "$(round_ratios "$tmp/cpu.runs" "$n" wheel untimed | median)"
     # Beast's own stream with its timers routed to the wheel: no more than Beast's tcp_stream.
     routed_beast=$(round_ratios "$tmp/cpu.runs" "$n" routed beast | median)
@@ -244,8 +246,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
   done
   budget "W9 bytes per idle connection wheel - untimed (within 150)" \
     "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$untimed_bytes" 'BEGIN { print a - c }')" 150
-  # Against a plain socket (no Beast stream at all) is no budget: SPEC 9's 150 bytes are
-  # against the same server without timeouts (untimed).
+  # Against a plain socket (no Beast stream at all) is no budget: the 150 bytes of W9's budget
+  # (doc/benchmarks.md#budgets) are against the same server without timeouts (untimed).
   record wheel "$idle_connections" bytes_minus_socket \
     "$(awk -v a="$(med "$tmp/rss.runs" - wheel)" -v c="$socket_bytes" 'BEGIN { print a - c }')"
   echo

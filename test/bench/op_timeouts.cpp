@@ -1191,14 +1191,14 @@ int main(int argc, char** argv)
           r.median_of(way::wheel, &phase_result::wakeups_per_s),
           r.median_of(way::wheel, &phase_result::round_revisits_per_reissue));
 
-  // --- W8's budgets (SPEC 5), the timeout's own cost against each
-  // reference: bytes per pending operation <= 3:4 of a steady_timer per
-  // operation and <= 1:2 of Asio's own cancel_after. The CPU budget is held
-  // by instructions (callgrind_op_timeouts.sh, which run_all.sh runs): the
-  // CPU time here is a difference of two noisy figures, reported without a
-  // verdict. The whole re-issue is in the table; it is no budget, since its
-  // socket I/O (the "none" way) is the same for every way and no timeout
-  // can remove it.
+  // --- W8's budgets (doc/benchmarks.md#budgets), the timeout's own cost
+  // against each reference: bytes per pending operation <= 3:4 of a
+  // steady_timer per operation and <= 1:2 of Asio's own cancel_after. The CPU
+  // budget is held by instructions (callgrind_op_timeouts.sh, which run_all.sh
+  // runs): the CPU time here is a difference of two noisy figures, reported
+  // without a verdict. The whole re-issue is in the table; it is no budget,
+  // since its socket I/O (the "none" way) is the same for every way and no
+  // timeout can remove it.
   const std::string tag = " (" + asio + ")";
   for (const row& r : rows)
   {

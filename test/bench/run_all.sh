@@ -13,9 +13,10 @@
 # yet; the benchmark targets are (re)built either way, and only they. Needs
 # cmake, ninja, Boost 1.81; libev-dev and libevent-dev for the C peers
 # (skipped if absent); gnuplot for the plots (skipped if absent); valgrind for
-# the budgets SPEC 5 holds by instructions (W8's CPU and pairs, W9's 5 % and
-# its stream's pair: callgrind_op_timeouts.sh, callgrind_stream_pairs.sh,
-# callgrind_http.sh; skipped, and their rows n/a, if absent). The runs take
+# the budgets held by instructions (doc/benchmarks.md#budgets: W8's CPU and
+# pairs, W9's 5 % and its stream's pair: callgrind_op_timeouts.sh,
+# callgrind_stream_pairs.sh, callgrind_http.sh; skipped, and their rows n/a, if
+# absent). The runs take
 # about 4 minutes on a 2-core machine (W8's two programs about 80 s of it,
 # W7's five runs about a minute), plus about 10 minutes for W10
 # (bench_steady_fleet: 9 cells x 4 sides x (2 s warm-up + 5 s window), the
@@ -115,9 +116,9 @@ else
   "$script_dir/websocket_w11.sh" "$build_dir/websocket_w11" "$out_dir"
   echo
 fi
-# The budgets SPEC 5 holds by instructions, under callgrind: W8's (each W8 program), the
-# Beast stream's pair (W8, W9) and W9's 5 % (the HTTP example). Each script writes a JSON
-# report of its budgets, merged below as the programs' are.
+# The budgets held by instructions (doc/benchmarks.md#budgets), under callgrind: W8's
+# (each W8 program), the Beast stream's pair (W8, W9) and W9's 5 % (the HTTP example).
+# Each script writes a JSON report of its budgets, merged below as the programs' are.
 callgrind_reports="callgrind_op_timeouts callgrind_op_timeouts_newer_asio callgrind_stream_pairs callgrind_http"
 for name in $callgrind_reports; do rm -f "$out_dir/$name.json"; done
 if command -v valgrind >/dev/null 2>&1; then
@@ -417,8 +418,9 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   for name in $callgrind_reports; do
     [ -f "$out_dir/$name.json" ] || echo "| n/a | the budgets of the callgrind report $name (not made: no valgrind, wrk, examples or program) | - | - |"
   done
-  # The Beast stream's lone timeout: no more than a steady_timer per operation (SPEC 5, W8;
-  # instructions from two scripts: callgrind_stream_pairs.sh and callgrind_op_timeouts.sh).
+  # The Beast stream's lone timeout: no more than a steady_timer per operation (W8,
+  # doc/benchmarks.md#budgets; instructions from two scripts: callgrind_stream_pairs.sh
+  # and callgrind_op_timeouts.sh).
   steady_lone=$(grep '"program":"callgrind_op_timeouts"' "$out_dir/results.json" \
     | pick_measurement W8 steady_timer 0 pair_instructions)
   for way in wheel_plain wheel_bound; do

@@ -81,16 +81,16 @@
 // ("beyond window"): the wheel decides within that window, so what is left
 // is the loop's own delay in running the handler, which steady_timer's
 // handlers have too (their lateness columns); it is reported, and checked
-// against a scheduling allowance of 50 ms. Budgets (SPEC 5, informational
-// PASS/MISS): precise wheel CPU <= 1:3 of steady_timer's at 1M x 30 s; in
-// the sparse cells, where every expiry is a wakeup of its own (the mean
-// spacing of the expiries, T / N, at least a tick), <= 1.10 of
-// steady_timer's as the median of --reps runs (default 5: each run both
-// sides back to back, the order alternating; a shared machine's noise in one
-// run is not a verdict), and <= 1:1 in the other cells; touches per arm <=
-// levels + 1 (5: level 0 and three above); with tolerance, loop wakeups <=
-// 1:10 and CPU <= 1:5 of steady_timer's in every cell. The idiom has no
-// budget: its CPU is reported against steady_timer's and the wheel's.
+// against a scheduling allowance of 50 ms. Budgets
+// (doc/benchmarks.md#budgets, informational PASS/MISS): precise wheel CPU <=
+// 1:3 of steady_timer's at 1M x 30 s; in the sparse cells, where every expiry
+// is a wakeup of its own (the mean spacing of the expiries, T / N, at least a
+// tick), <= 1.10 of steady_timer's as the median of --reps runs (default 5:
+// each run both sides back to back, the order alternating; a shared machine's
+// noise in one run is not a verdict), and <= 1:1 in the other cells; touches
+// per arm <= levels + 1 (5: level 0 and three above); with tolerance, loop
+// wakeups <= 1:10 and CPU <= 1:5 of steady_timer's in every cell. The idiom
+// has no budget: its CPU is reported against steady_timer's and the wheel's.
 //
 // --cell N T runs that cell alone (T as the tables write it: 30s, 5min,
 // 1h). Under callgrind each side's window is a dump of its own, named by its

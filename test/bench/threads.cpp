@@ -17,13 +17,13 @@
 //   W2  wheel_timer::reschedule_after(30s): no handler runs.
 //
 // Reported per re-arm: the CPU time of both threads (thread CPU clocks,
-// summed) and the wall time of the whole run, the median of the
-// repetitions, steady_timer and wheel_timer alternating in one process on
-// the same index sequences. The budget (SPEC 5): wheel W1 and W2 CPU <= 1/3
-// of steady_timer's W1 in the same setting, as the median of --reps runs
+// summed) and the wall time of the whole run, the median of the repetitions,
+// steady_timer and wheel_timer alternating in one process on the same index
+// sequences. The budget (doc/benchmarks.md#budgets): wheel W1 and W2 CPU <=
+// 1/3 of steady_timer's W1 in the same setting, as the median of --reps runs
 // (default 5), each on fresh fleets with 3 repetitions of its own: two
-// threads on the two cores of a shared machine measure the host too, and
-// one run is not a verdict.
+// threads on the two cores of a shared machine measure the host too, and one
+// run is not a verdict.
 //
 // bench_threads_locks is the same program built with W7_LOCK_STATS, which
 // interposes pthread_mutex_lock in the program to count the locks (the

@@ -43,10 +43,11 @@
 #    wait, async_wait a new one) and of the timeout handler's completions, per message
 #    (callgrind_annotate).
 #
-# Prints every run, then the medians, ratios and verdicts against SPEC 5's W11 budgets;
-# writes OUT_DIR/websocket_w11.txt (the same), OUT_DIR/websocket_w11.json (the records one a
-# line, as bench_support.hpp writes them; run_all.sh merges them), OUT_DIR/websocket_w11_summary.md
-# and, under callgrind, OUT_DIR/callgrind.out.w11.*.
+# Prints every run, then the medians, ratios and verdicts against W11's budgets
+# (doc/benchmarks.md#budgets); writes OUT_DIR/websocket_w11.txt (the same),
+# OUT_DIR/websocket_w11.json (the records one a line, as bench_support.hpp writes them;
+# run_all.sh merges them), OUT_DIR/websocket_w11_summary.md and, under callgrind,
+# OUT_DIR/callgrind.out.w11.*.
 #
 # W11_WAYS: the ways to run (default all four), W11_ROUNDS=0: the callgrind part alone.
 # BUILD_DIR: a build directory whose Beast is 1.82 (BOOST_BEAST_VERSION 347) or later, so
@@ -398,10 +399,11 @@ diff_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" 
       "$(round_ratios "$tmp/runs" "$n" wheel beast | median)" 1 "$routed"
     budget "W11 bytes per connection routed - Beast's own at N=$n" \
       "$(diff_of "$(med "$n" wheel 5)" "$(med "$n" beast 5)")" 0 "$routed"
-    # SPEC 5 holds it at 100k; where that size is not measured, at the largest that is.
+    # Its limit is for 100k (doc/benchmarks.md#budgets); where that size is not measured,
+    # it holds at the largest that is.
     if [ $callgrind = 1 ] && [ "$n" = "$max_n" ]; then
       at=""
-      [ "$n" = 100000 ] || at=" (SPEC 5: at 100k)"
+      [ "$n" = 100000 ] || at=" (limit: at 100k)"
       budget "W11 the timer's own instructions per message routed : Beast's own at N=$n$at" \
         "$(awk -v n="$n" '$1 == n { print $2 }' "$tmp/cg_ratio")" 0.5 "$routed"
     fi

@@ -1,5 +1,6 @@
 # cmake -DMODE=<mode> -DFLAVOUR=boost|standalone -DSOURCE_DIR=... -DWORK_DIR=...
-#       -DGENERATOR=... -DCXX=... [-DBOOST_ASIO_INCLUDE_DIR=...] [-DSTANDALONE_ASIO_INCLUDE_DIR=...]
+#       -DGENERATOR=... -DCXX=... -DVERSION=<major>.<minor>.<patch>
+#       [-DBOOST_ASIO_INCLUDE_DIR=...] [-DSTANDALONE_ASIO_INCLUDE_DIR=...]
 #       [-DIO_URING=ON] [-DSEPARATE=ON] -P run_consumer.cmake
 # Builds the consumer of consumer/ (main.cpp or main_standalone.cpp, and second.cpp) one way a
 # user would, then runs it. MODE:
@@ -11,14 +12,19 @@
 #                    test builds what is committed)
 #   plain            the compiler alone, -I include and the Asio folder, nothing defined but
 #                    ASIO_STANDALONE for standalone Asio: no build system, no install; with
-#                    -Wall -Wextra -Wpedantic -Werror, so that the library's code (all of it
-#                    in headers, the .ipp files included) gives its users no warning
+#                    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror, so that the
+#                    library's code (all of it in headers, the .ipp files included) gives its
+#                    users no warning
 #   separate         the same, with ASIO_WHEEL_SEPARATE_COMPILATION and one more translation
 #                    unit including <asio_wheel/src.hpp> (consumer/asio_wheel_src.cpp)
 #   pkg_config       asio-wheel installed into WORK_DIR/prefix, the compiler given
 #                    `pkg-config --cflags --libs` of its .pc file
 #   meson            the same install, the consumer built by Meson (consumer/meson.build),
 #                    which finds it through pkg-config
+# Each compile of second.cpp checks ASIO_WHEEL_VERSION against the version the mode finds:
+# find_package's asio_wheel_VERSION (find_package), `pkg-config --modversion` (pkg_config,
+# meson); the other modes have none of their own and are given VERSION, the version of the
+# build running the test (CMakeLists.txt reads it from the header).
 
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
@@ -54,7 +60,7 @@ endif()
 
 # The compiler's flags for that Asio, for the modes without CMake.
 set(compile_flags -std=c++17)
-set(warning_flags -Wall -Wextra -Wpedantic -Werror)
+set(warning_flags -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror)
 if(FLAVOUR STREQUAL "standalone")
   list(APPEND compile_flags -DASIO_STANDALONE)
   if(IO_URING)
@@ -77,6 +83,19 @@ endif()
 if(asio_dir AND NOT asio_dir STREQUAL "/usr/include")
   set(asio_include_flags -isystem ${asio_dir})
 endif()
+
+# ASIO_WHEEL_EXPECTED_MAJOR, _MINOR and _PATCH of a version <major>.<minor>.<patch>, as the
+# compiler's -D flags, for second.cpp's check of ASIO_WHEEL_VERSION.
+function(version_flags version from out)
+  if(NOT version MATCHES "^([0-9]+)\\.([0-9]+)\\.([0-9]+)$")
+    message(FATAL_ERROR "asio-wheel's version '${version}' (${from}) is not "
+      "<major>.<minor>.<patch>")
+  endif()
+  message(STATUS "asio-wheel ${version} (${from}), checked against ASIO_WHEEL_VERSION")
+  set(${out} -DASIO_WHEEL_EXPECTED_MAJOR=${CMAKE_MATCH_1}
+    -DASIO_WHEEL_EXPECTED_MINOR=${CMAKE_MATCH_2} -DASIO_WHEEL_EXPECTED_PATCH=${CMAKE_MATCH_3}
+    PARENT_SCOPE)
+endfunction()
 
 # Installs asio-wheel into WORK_DIR/prefix.
 macro(install_asio_wheel)
@@ -105,6 +124,7 @@ if(MODE STREQUAL "find_package")
 elseif(MODE STREQUAL "add_subdirectory")
   run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/consumer -G ${GENERATOR}
       -DCONSUMER_MODE=add_subdirectory -DCONSUMER_FLAVOUR=${FLAVOUR}
+      -DCONSUMER_VERSION=${VERSION}
       -DASIO_WHEEL_SOURCE_DIR=${SOURCE_DIR} ${asio_args})
   run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 elseif(MODE STREQUAL "fetch_content")
@@ -115,16 +135,19 @@ elseif(MODE STREQUAL "fetch_content")
   endif()
   run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/consumer -G ${GENERATOR}
       -DCONSUMER_MODE=fetch_content -DCONSUMER_FLAVOUR=${FLAVOUR}
+      -DCONSUMER_VERSION=${VERSION}
       -DASIO_WHEEL_GIT_REPOSITORY=${SOURCE_DIR} -DASIO_WHEEL_GIT_TAG=${head} ${asio_args})
   run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 elseif(MODE STREQUAL "plain")
-  run(${CXX} ${compile_flags} ${warning_flags} -I ${SOURCE_DIR}/include ${asio_include_flags}
-      ${sources}
+  version_flags("${VERSION}" "the project's" version_defines)
+  run(${CXX} ${compile_flags} ${warning_flags} ${version_defines} -I ${SOURCE_DIR}/include
+      ${asio_include_flags} ${sources}
       ${link_flags} -o ${WORK_DIR}/consumer/consumer)
 elseif(MODE STREQUAL "separate")
-  run(${CXX} ${compile_flags} ${warning_flags} -DASIO_WHEEL_SEPARATE_COMPILATION
-      -I ${SOURCE_DIR}/include
-      ${asio_include_flags} ${sources} ${consumer}/asio_wheel_src.cpp
+  version_flags("${VERSION}" "the project's" version_defines)
+  run(${CXX} ${compile_flags} ${warning_flags} ${version_defines}
+      -DASIO_WHEEL_SEPARATE_COMPILATION -I ${SOURCE_DIR}/include ${asio_include_flags}
+      ${sources} ${consumer}/asio_wheel_src.cpp
       ${link_flags} -o ${WORK_DIR}/consumer/consumer)
 elseif(MODE STREQUAL "pkg_config")
   install_asio_wheel()
@@ -135,7 +158,14 @@ elseif(MODE STREQUAL "pkg_config")
   endif()
   message(STATUS "pkg-config --cflags --libs ${pc_name}: ${pc_flags}")
   separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
-  run(${CXX} -std=c++17 ${sources} ${pc_flags} -o ${WORK_DIR}/consumer/consumer)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${pc_env} pkg-config --modversion ${pc_name}
+    OUTPUT_VARIABLE pc_version OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config --modversion ${pc_name} failed (${rc})")
+  endif()
+  version_flags("${pc_version}" "pkg-config --modversion ${pc_name}" version_defines)
+  run(${CXX} -std=c++17 ${version_defines} ${sources} ${pc_flags}
+      -o ${WORK_DIR}/consumer/consumer)
 elseif(MODE STREQUAL "meson")
   install_asio_wheel()
   run(${CMAKE_COMMAND} -E env ${pc_env} meson setup ${WORK_DIR}/consumer ${consumer}

@@ -141,8 +141,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
     });
   }
   until_due();
+#if defined(ASIO_WHEEL_ASIO_HAS_IOCP)
+  // On IOCP stop() posts a packet to the completion port behind the completions queued there
+  // already, and run() runs those first (win_iocp_io_context::do_one), Asio's timers' as the
+  // wheel's: how many depends on how many the port held when stop() came.
+  const std::size_t n = io.run();
+  BOOST_TEST(ran >= 10);
+  BOOST_TEST(n == static_cast<std::size_t>(ran));
+#else
   CONFORMANCE_CHECK_RUN_COUNT(io.run(), 10);
   BOOST_TEST(ran == 10, ran << " handlers ran, stop() came at the 10th");
+#endif
   io.restart();
   CONFORMANCE_RUN_TO_COMPLETION(io);
   BOOST_TEST(ran == 300);

@@ -140,9 +140,9 @@
 // library is written against; Debian 11 and 12's default Boost, Ubuntu
 // 22.04's. Below it, this line is the compile's only error from the library:
 // the public headers (wheel_timer.hpp, wheel_timer_service.hpp,
-// cancel_after.hpp, wheel_executor.hpp, beast/basic_stream.hpp,
-// beast/tcp_stream.hpp) then declare nothing, rather than fail on every Asio
-// name they use.
+// make_wheel_service.hpp, cancel_after.hpp, wheel_executor.hpp,
+// beast/basic_stream.hpp, beast/tcp_stream.hpp) then declare nothing, rather
+// than fail on every Asio name they use.
 #if !defined(ASIO_WHEEL_ASIO_UNUSABLE) && ASIO_WHEEL_ASIO_VERSION < 101800
 # define ASIO_WHEEL_ASIO_UNUSABLE 1
 # error                                                                        \

@@ -842,13 +842,13 @@ inline void wheel_timer_service<Clock, WaitTraits>::reactor_ready(
       // entries in the order they were filed). Waits with a tolerance come
       // after them, in the order they were filed: they complete together
       // at a tick their tolerance chose.
-      const auto key = [](const detail::wheel_entry& e) {
+      const auto order_key = [](const detail::wheel_entry& e) {
         const auto& impl = static_cast<const implementation_type&>(e);
         return impl.slack.ticks() == 0 ? impl.effective() : (time_point::max)();
       };
-      const auto earlier = [&key](const detail::wheel_entry& a,
+      const auto earlier = [&order_key](const detail::wheel_entry& a,
                                const detail::wheel_entry& b) {
-        return key(a) < key(b);
+        return order_key(a) < order_key(b);
       };
       const auto in_order = [&earlier](detail::timing_wheel::entry_list& l) {
         if (!std::is_sorted(l.begin(), l.end(), earlier))
