@@ -28,8 +28,7 @@
 //                 0 if both behaved so)
 //
 
-#include "net.hpp"
-#include "options.hpp"
+#include "server.hpp"
 
 #if defined(ASIO_WHEEL_STANDALONE)
 # include <asio/experimental/awaitable_operators.hpp>
@@ -96,17 +95,6 @@ net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
     co_await say_idle_timeout(socket);
 }  // 0, the reader: the client left. Either way the socket closes here.
 //! [session]
-
-net::awaitable<void> listen(
-    tcp::acceptor& acceptor, std::chrono::milliseconds idle)
-{
-  for (;;)
-  {
-    tcp::socket socket = co_await acceptor.async_accept(net::use_awaitable);
-    net::co_spawn(acceptor.get_executor(), session(std::move(socket), idle),
-        net::detached);
-  }
-}
 
 // ---- --check: two clients over loopback, on the server's io_context ----
 namespace check {
@@ -305,23 +293,5 @@ int run(net::io_context& io, tcp::endpoint server, milliseconds idle)
 
 int main(int argc, char** argv)
 {
-  try
-  {
-    const example_options options = parse_options("idle_coroutine", argc, argv);
-    net::io_context io(1);
-    tcp::acceptor acceptor(
-        io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
-    std::cout << "idle_coroutine: listening on " << acceptor.local_endpoint()
-              << ", idle timeout " << options.idle.count() << " ms"
-              << std::endl;
-    net::co_spawn(io, listen(acceptor, options.idle), net::detached);
-    if (options.check)
-      return check::run(io, acceptor.local_endpoint(), options.idle);
-    io.run();
-  }
-  catch (const std::exception& e)
-  {
-    std::cerr << e.what() << "\n";
-    return 2;
-  }
+  return serve("idle_coroutine", argc, argv, accepting(session), check::run);
 }

@@ -23,9 +23,8 @@
 //                 closed, and exit (status 0 if so)
 //
 
-#include "net.hpp"
-#include "options.hpp"
 #include "self_check.hpp"
+#include "server.hpp"
 
 #include <chrono>
 #include <iostream>
@@ -83,34 +82,16 @@ private:
 };
 //! [session]
 
-void accept(tcp::acceptor& acceptor, std::chrono::milliseconds idle)
+void accept_connections(tcp::acceptor& acceptor, std::chrono::milliseconds idle)
 {
   acceptor.async_accept([&acceptor, idle](error_code ec, tcp::socket socket) {
     if (!ec)
       std::make_shared<session>(std::move(socket), idle)->start();
-    accept(acceptor, idle);
+    accept_connections(acceptor, idle);
   });
 }
 
 int main(int argc, char** argv)
 {
-  try
-  {
-    const example_options options = parse_options("idle_refresh", argc, argv);
-    net::io_context io(1);
-    tcp::acceptor acceptor(
-        io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
-    std::cout << "idle_refresh: listening on " << acceptor.local_endpoint()
-              << ", idle timeout " << options.idle.count() << " ms"
-              << std::endl;
-    accept(acceptor, options.idle);
-    if (options.check)
-      return self_check::run(io, acceptor.local_endpoint(), options.idle);
-    io.run();
-  }
-  catch (const std::exception& e)
-  {
-    std::cerr << e.what() << "\n";
-    return 2;
-  }
+  return serve("idle_refresh", argc, argv, accept_connections, self_check::run);
 }

@@ -19,9 +19,8 @@
 // Usage: read_timeout [--port P] [--idle-ms MS] [--check]   (see idle_refresh.cpp)
 //
 
-#include "net.hpp"
-#include "options.hpp"
 #include "self_check.hpp"
+#include "server.hpp"
 
 #include <chrono>
 #include <iostream>
@@ -51,36 +50,7 @@ net::awaitable<void> session(tcp::socket socket, std::chrono::milliseconds idle)
 }
 //! [session]
 
-net::awaitable<void> listen(
-    tcp::acceptor& acceptor, std::chrono::milliseconds idle)
-{
-  for (;;)
-  {
-    tcp::socket socket = co_await acceptor.async_accept(net::use_awaitable);
-    net::co_spawn(acceptor.get_executor(), session(std::move(socket), idle),
-        net::detached);
-  }
-}
-
 int main(int argc, char** argv)
 {
-  try
-  {
-    const example_options options = parse_options("read_timeout", argc, argv);
-    net::io_context io(1);
-    tcp::acceptor acceptor(
-        io, tcp::endpoint(net::ip::make_address("127.0.0.1"), options.port));
-    std::cout << "read_timeout: listening on " << acceptor.local_endpoint()
-              << ", idle timeout " << options.idle.count() << " ms"
-              << std::endl;
-    net::co_spawn(io, listen(acceptor, options.idle), net::detached);
-    if (options.check)
-      return self_check::run(io, acceptor.local_endpoint(), options.idle);
-    io.run();
-  }
-  catch (const std::exception& e)
-  {
-    std::cerr << e.what() << "\n";
-    return 2;
-  }
+  return serve("read_timeout", argc, argv, accepting(session), self_check::run);
 }
