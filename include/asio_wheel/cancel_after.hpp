@@ -542,6 +542,56 @@ cancel_at(basic_wheel_timer<Clock, WaitTraits, Executor>& timer,
       std::forward<CompletionToken>(token));
 }
 
+namespace detail {
+
+// Another library's timer (a steady_timer, a basic_waitable_timer): it has
+// the members of a waitable timer but is no basic_wheel_timer.
+template <typename Timer>
+struct is_wheel_timer : std::false_type
+{};
+template <typename Clock, typename WaitTraits, typename Executor>
+struct is_wheel_timer<basic_wheel_timer<Clock, WaitTraits, Executor>>
+  : std::true_type
+{};
+template <typename Timer, typename = void>
+struct is_other_timer : std::false_type
+{};
+template <typename Timer>
+struct is_other_timer<Timer,
+    std::void_t<typename Timer::clock_type, typename Timer::traits_type>>
+  : std::negation<is_wheel_timer<Timer>>
+{};
+
+}  // namespace detail
+
+/// With another timer than a basic_wheel_timer: a compile error that says
+/// what to use instead, not a page of candidates (the call then stands for
+/// the form without a timer, so that the one error is all).
+template <typename Timer, typename Rep, typename Period, typename... Args,
+    typename = std::enable_if_t<detail::is_other_timer<Timer>::value>>
+auto cancel_after(Timer&, const std::chrono::duration<Rep, Period>& timeout,
+    Args&&... args)
+{
+  static_assert(!detail::is_other_timer<Timer>::value,
+      "asio_wheel::cancel_after(timer, ...) takes a basic_wheel_timer: with "
+      "another timer use Asio's own cancel_after (Boost 1.86, Asio 1.31), or "
+      "asio_wheel::cancel_after(timeout, token) without a timer");
+  return ::asio_wheel::cancel_after(timeout, std::forward<Args>(args)...);
+}
+
+/// As above, for cancel_at.
+template <typename Timer, typename Clock, typename Duration, typename... Args,
+    typename = std::enable_if_t<detail::is_other_timer<Timer>::value>>
+auto cancel_at(Timer&, const std::chrono::time_point<Clock, Duration>& deadline,
+    Args&&... args)
+{
+  static_assert(!detail::is_other_timer<Timer>::value,
+      "asio_wheel::cancel_at(timer, ...) takes a basic_wheel_timer: with "
+      "another timer use Asio's own cancel_at (Boost 1.86, Asio 1.31), or "
+      "asio_wheel::cancel_at(deadline, token) without a timer");
+  return ::asio_wheel::cancel_at(deadline, std::forward<Args>(args)...);
+}
+
 # endif  // defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
 
 ASIO_WHEEL_NAMESPACE_END

@@ -76,7 +76,7 @@ struct wheel_options
   /// level without moving down (see doc/timeouts.md, "Tolerance"). A timer's
   /// own setting, basic_wheel_timer::tolerance(), replaces it for that
   /// timer; cancel_after and the Beast stream take one per operation or per
-  /// stream. Must be in [0, 1].
+  /// stream. Must be in [0, 1]; write 1.0 / 64, since 1 / 64 is the integer 0.
   double tolerance = 0.0;
 };
 

@@ -7,7 +7,7 @@
 //
 // basic_wheel_timer: a drop-in replacement for asio::basic_waitable_timer
 // whose pending waits live in a hierarchical timing wheel shared by all
-// timers of the execution context (wheel_timer_service), plus extend_to /
+// timers of the execution context (wheel_timer_service), plus extend_at /
 // extend_after, the idle-timeout refresh that is one store, and
 // reschedule_at / reschedule_after, which move the expiry either way.
 //
@@ -42,7 +42,7 @@ ASIO_WHEEL_NAMESPACE_BEGIN
  * plus the event loop's own latency.
  *
  * The additions move the expiry of the pending waits without cancelling
- * them. extend_to() / extend_after() push it later with one store, which
+ * them. extend_at() / extend_after() push it later with one store, which
  * reads nothing of the timer and takes no lock: refreshing an idle timeout
  * on every received message costs what the expert's steady_timer idiom
  * (store the time of the last input, check it when the timer fires) costs,
@@ -203,7 +203,7 @@ public:
   std::size_t cancel_one() { return service().cancel_one(impl()); }
 
   /// The timer's expiry as an absolute time: the later of the expiry set
-  /// and the extension (extend_to).
+  /// and the extension (extend_at).
   time_point expiry() const
   {
     return impl_.get_service().expiry(impl_.get_implementation());
@@ -267,7 +267,7 @@ public:
    * reschedule_*) changes nothing; those members clear the extension. A
    * move carries it; the tolerance stays what the expiry set.
    *
-   * The last call wins: extend_to(t0) after extend_to(t1), t0 < t1, leaves
+   * The last call wins: extend_at(t0) after extend_at(t1), t0 < t1, leaves
    * t0. extend_after() with the same duration on a steady clock only ever
    * moves later, which is the use it is made for. A call that moves the
    * extension earlier cannot re-file the wait (it reads nothing): the wait
@@ -281,16 +281,16 @@ public:
    * reaches it, the wait completes with success, as Asio's timer does when
    * expires_after() comes after the wait expired.
    */
-  void extend_to(const time_point& expiry_time) noexcept
+  void extend_at(const time_point& expiry_time) noexcept
   {
-    service_type::extend_to(impl(), expiry_time);
+    service_type::extend_at(impl(), expiry_time);
   }
 
-  /// extend_to(now + @p expiry_time): the idle-timeout refresh, a clock
+  /// extend_at(now + @p expiry_time): the idle-timeout refresh, a clock
   /// read and a store.
   void extend_after(const duration& expiry_time)
   {
-    service_type::extend_to(impl(),
+    service_type::extend_at(impl(),
         detail::add_saturated<time_traits>(time_traits::now(), expiry_time));
   }
 
@@ -305,6 +305,18 @@ public:
   void tolerance(const duration& tolerance)
   {
     service().tolerance(impl(), tolerance);
+  }
+
+  /// A number, not a duration: a compile error that says so (a fraction of
+  /// each wait's length is the context's setting, wheel_options::tolerance).
+  template <typename Fraction,
+      typename = std::enable_if_t<std::is_arithmetic<Fraction>::value>>
+  void tolerance(Fraction)
+  {
+    static_assert(!std::is_arithmetic<Fraction>::value,
+        "basic_wheel_timer::tolerance takes a duration, how late this "
+        "timer's waits may complete (tolerance(std::chrono::seconds(4))): a "
+        "fraction of each wait's length is wheel_options::tolerance");
   }
 
   /// How late this timer's waits may complete: its own tolerance, or under

@@ -65,7 +65,7 @@
 // before it is taken. (A timer object itself is no more thread-safe than
 // Asio's.)
 //
-// One field of a timer is not guarded: its extension (extend_to), a
+// One field of a timer is not guarded: its extension (extend_at), a
 // std::atomic that the timer's owner stores with a relaxed store and no
 // lock. The service only reads it, under the lock; it is written under the
 // lock only by the owner's own calls (expires_*, reschedule_* clear it, a
@@ -83,7 +83,7 @@
 //     by its tolerance if it has one), earlier after a lazy move (reschedule
 //     later, an extension) or the reuse of a ghost, which the walk corrects
 //     when it reaches the slot. A timer without one may keep its entry as a
-//     ghost (retire), filed after the reactor's deadline. The one exception: extend_to reads
+//     ghost (retire), filed after the reactor's deadline. The one exception: extend_at reads
 //     nothing, so an extension stored earlier than one the walk has already
 //     re-filed the entry for (the last call wins) leaves it filed for that
 //     later one, never beyond the latest effective expiry the walk read;
@@ -130,7 +130,7 @@ struct timer_waits
 /// The expiry, its extension and its tolerance, first in the timer's
 /// implementation (see below).
 ///
-/// The extension (basic_wheel_timer::extend_to) is a second time, stored by
+/// The extension (basic_wheel_timer::extend_at) is a second time, stored by
 /// the timer's owner with one relaxed store, without the lock and without
 /// reading anything of the timer: the timer's effective expiry is the later
 /// of the two. Everything that decides or files a wait reads effective(),
@@ -158,7 +158,7 @@ struct timer_expiry
   }
 
   /// Sets the extension: one relaxed store (see the ground rules above).
-  void extend_to(const TimePoint& t) noexcept
+  void extend_at(const TimePoint& t) noexcept
   {
     extension.store(t.time_since_epoch().count(), std::memory_order_relaxed);
   }
@@ -292,9 +292,9 @@ public:
   /// reading nothing (not even the service: it is static); the walk re-files
   /// the entry lazily. See the ground rules at the top of this file for a
   /// store that races the walk.
-  static void extend_to(implementation_type& impl, const time_point& t) noexcept
+  static void extend_at(implementation_type& impl, const time_point& t) noexcept
   {
-    impl.extend_to(t);
+    impl.extend_at(t);
   }
 
   /// Sets the timer's own tolerance, which replaces the context's

@@ -290,7 +290,7 @@ BOOST_AUTO_TEST_CASE(an_extended_wait_keeps_its_tolerance_and_its_window)
     wait_record record;
     timer.async_wait(record_into(record));
     const auto extension = start + ticks(300.5, tick);
-    timer.extend_to(extension);
+    timer.extend_at(extension);
     BOOST_TEST(timer.tolerance().count() == ticks(25, tick).count());
     advance_in_steps(io, ticks(300, tick), tick);
     BOOST_TEST(record.calls == 0, "completed before its extension");
@@ -311,7 +311,7 @@ BOOST_AUTO_TEST_CASE(an_extended_wait_keeps_its_tolerance_and_its_window)
     wait_record record;
     timer.async_wait(record_into(record));
     const auto extension = start + ticks(100.5, tick);
-    timer.extend_to(extension);
+    timer.extend_at(extension);
     advance_in_steps(io, ticks(50, tick), tick);
     BOOST_TEST_REQUIRE(record.calls == 0);
     timer.tolerance(ticks(2, tick));

@@ -3,7 +3,7 @@
 // accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
 
 // wheel_timer.cpp: tests of asio_wheel::basic_wheel_timer (include/asio_wheel/wheel_timer.hpp)
-// on the manual clock: reschedule_at / reschedule_after, extend_to / extend_after, "never
+// on the manual clock: reschedule_at / reschedule_after, extend_at / extend_after, "never
 // early, at most one tick late"
 // across many wheel revolutions and far expiries, re-arming after a cancel, what a handler may
 // do to its own timer (destroy, move, cancel, re-arm), and per-operation cancellation after
@@ -307,7 +307,7 @@ BOOST_AUTO_TEST_CASE(
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// extend_to / extend_after: a store of a second time, the extension; the waits complete at the
+// extend_at / extend_after: a store of a second time, the extension; the waits complete at the
 // later of the expiry and the extension. Under the manual clock, so "never early, at most one
 // tick late" is exact.
 BOOST_AUTO_TEST_SUITE(extend)
@@ -357,7 +357,7 @@ BOOST_DATA_TEST_CASE(later_extension_is_refiled_lazily_and_completes_at_it,
     // Past the old expiry and a revolution of the 8 slots.
     const auto extension = t0 + ticks(12.5, tick);
     if (use_extend_to)
-      timer.extend_to(extension);
+      timer.extend_at(extension);
     else
       timer.extend_after(extension - manual_clock::now());
     BOOST_TEST(
@@ -370,7 +370,7 @@ BOOST_DATA_TEST_CASE(later_extension_is_refiled_lazily_and_completes_at_it,
         "the entry's slot came round at tick 4: it must have been re-filed "
         "once for the extension");
     check_completes_at(io, {&first, &second}, extension,
-        use_extend_to ? "extend_to" : "extend_after");
+        use_extend_to ? "extend_at" : "extend_after");
     BOOST_TEST(service.stats().waits_cancelled == 0u, "extend must not cancel");
     BOOST_TEST(service.stats().waits_expired == 2u);
     BOOST_TEST(service.stats().lazy_refilings == 1u);
@@ -413,7 +413,7 @@ BOOST_AUTO_TEST_CASE(extension_earlier_than_the_expiry_changes_nothing)
   manual_timer timer(io, expiry);
   wait_record record;
   timer.async_wait(record_into(record));
-  timer.extend_to(t0 + ticks(2.5, tick));
+  timer.extend_at(t0 + ticks(2.5, tick));
   BOOST_TEST((timer.expiry() == expiry));
   timer.extend_after(ticks(1, tick));
   BOOST_TEST((timer.expiry() == expiry));
@@ -432,8 +432,8 @@ BOOST_AUTO_TEST_CASE(the_last_extension_wins)
   manual_timer timer(io, t0 + ticks(2.5, tick));
   wait_record record;
   timer.async_wait(record_into(record));
-  timer.extend_to(t0 + ticks(9.5, tick));
-  timer.extend_to(t0 + ticks(5.5, tick));
+  timer.extend_at(t0 + ticks(9.5, tick));
+  timer.extend_at(t0 + ticks(5.5, tick));
   BOOST_TEST((timer.expiry() == t0 + ticks(5.5, tick)));
   check_completes_at(
       io, {&record}, t0 + ticks(5.5, tick), "the last extension");
@@ -458,7 +458,7 @@ BOOST_AUTO_TEST_CASE(setting_the_expiry_clears_the_extension)
     manual_timer timer(io, start + ticks(2.5, tick));
     wait_record old_wait;
     timer.async_wait(record_into(old_wait));
-    timer.extend_to(start + ticks(20.5, tick));
+    timer.extend_at(start + ticks(20.5, tick));
     // Set exactly, earlier than the extension: the extension must be gone.
     const auto expiry = start + ticks(4.5, tick);
     switch (how)
@@ -504,7 +504,7 @@ BOOST_AUTO_TEST_CASE(cancel_keeps_the_extension)
   manual_timer timer(io, t0 + ticks(2.5, tick));
   wait_record aborted;
   timer.async_wait(record_into(aborted));
-  timer.extend_to(t0 + ticks(6.5, tick));
+  timer.extend_at(t0 + ticks(6.5, tick));
   BOOST_TEST(timer.cancel() == 1u);
   settle(io);
   BOOST_TEST(aborted.aborted_once());
@@ -550,7 +550,7 @@ BOOST_AUTO_TEST_CASE(blocking_wait_returns_at_the_extension)
   // this thread's) until the wait returns, or for 10 s.
   manual_timer timer(io, manual_clock::now() + ticks(1.5, tick));
   const auto extension = manual_clock::now() + ticks(5.5, tick);
-  timer.extend_to(extension);
+  timer.extend_at(extension);
   std::atomic<bool> returned{false};
   std::thread mover([&returned] {
     for (int i = 0; i < 10000 && !returned.load(); ++i)
@@ -578,7 +578,7 @@ BOOST_AUTO_TEST_CASE(a_move_carries_the_extension)
   manual_timer source(io, t0 + ticks(2.5, tick));
   wait_record record;
   source.async_wait(record_into(record));
-  source.extend_to(t0 + ticks(5.5, tick));
+  source.extend_at(t0 + ticks(5.5, tick));
   manual_timer moved(std::move(source));
   BOOST_TEST((moved.expiry() == t0 + ticks(5.5, tick)));
   BOOST_TEST((source.expiry() == manual_clock::time_point()),
@@ -594,7 +594,7 @@ BOOST_AUTO_TEST_CASE(a_move_carries_the_extension)
   wait_record record2;
   source2.async_wait(record_into(record2));
   const auto extension = manual_clock::now() + ticks(4.5, tick);
-  source2.extend_to(extension);
+  source2.extend_at(extension);
   target = std::move(source2);
   settle(io);
   BOOST_TEST(target_wait.aborted_once());
@@ -650,7 +650,7 @@ BOOST_AUTO_TEST_CASE(an_extended_wait_follows_the_wall_clock_through_its_steps)
   wall_timer back(io, at(2.5));
   wall_record back_record;
   back.async_wait(record_into(back_record));
-  back.extend_to(at(6.5));
+  back.extend_at(at(6.5));
   step_to(4);  // past the expiry: re-filed for tick 7
   BOOST_TEST_REQUIRE(back_record.calls == 0, "completed before its extension");
   manual_wall_clock::step(-3 * wall_tick);  // back to tick 1
@@ -669,7 +669,7 @@ BOOST_AUTO_TEST_CASE(an_extended_wait_follows_the_wall_clock_through_its_steps)
   manual_wall_clock::step(-8 * wall_tick);  // back to tick 4
   settle(io);
   wall_timer fresh(io, at(3.5));
-  fresh.extend_to(at(6.5));
+  fresh.extend_at(at(6.5));
   wall_record fresh_record;
   fresh.async_wait(record_into(fresh_record));
   settle(io);
@@ -685,7 +685,7 @@ BOOST_AUTO_TEST_CASE(an_extended_wait_follows_the_wall_clock_through_its_steps)
   wall_record forward_record;
   forward.async_wait(record_into(forward_record));
   const auto extension = manual_wall_clock::now() + 5 * wall_tick;
-  forward.extend_to(extension);
+  forward.extend_at(extension);
   manual_wall_clock::step(20 * wall_tick);
   settle(io);
   BOOST_TEST(forward_record.succeeded_once());

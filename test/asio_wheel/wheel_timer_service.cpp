@@ -560,7 +560,7 @@ BOOST_DATA_TEST_CASE(threads_with_strands_complete_every_wait_exactly_once,
   BOOST_TEST(s.waits_expired + s.waits_cancelled == ids_used);
 }
 
-// extend_to's store is relaxed and takes no lock, while the walk reads it under the lock on
+// extend_at's store is relaxed and takes no lock, while the walk reads it under the lock on
 // another thread. Here the timers' owner (this thread) extends each timer to 3 ticks ahead,
 // then moves the clock half a tick; two threads run the context. The clock's move publishes
 // the stores before it (it is an acquire-release update that the walk reads first), so a walk

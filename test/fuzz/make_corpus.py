@@ -18,9 +18,9 @@ import struct
 # The order of asio_wheel_model::op_kind.
 (CREATE, ASYNC_WAIT, CANCEL, CANCEL_ONE, EXPIRES_AT, EXPIRES_AFTER, RESCHEDULE_AT,
  RESCHEDULE_AFTER, MOVE_CONSTRUCT, MOVE_ASSIGN, DESTROY, ADVANCE, ADVANCE_IN_STEPS,
- EMIT_CANCELLATION, STEP_CLOCK, SET_TOLERANCE, EXTEND_TO, EXTEND_AFTER) = range(18)
+ EMIT_CANCELLATION, STEP_CLOCK, SET_TOLERANCE, EXTEND_AT, EXTEND_AFTER) = range(18)
 KIND_COUNT = 18
-TOLERANT_KIND_COUNT = 16  # the kinds before extend_to: random_tolerance_01..06 use these
+TOLERANT_KIND_COUNT = 16  # the kinds before extend_at: random_tolerance_01..06 use these
 STEADY_KIND_COUNT = 14  # the kinds before step_clock: the random programs random_01..10 use these
 WALL_KIND_COUNT = 15    # and before set_tolerance: random_wall_01..06 use these
 
@@ -73,9 +73,9 @@ def wall(**kw):
     return config(wall=True, **kw)
 
 
-def extend_to(t, amount):
-    """t.extend_to(now + amount sixteenths of a tick)."""
-    return op(EXTEND_TO, t, 0, amount)
+def extend_at(t, amount):
+    """t.extend_at(now + amount sixteenths of a tick)."""
+    return op(EXTEND_AT, t, 0, amount)
 
 
 def extend_after(t, amount):
@@ -265,7 +265,7 @@ PROGRAMS = {
         config(),
         [op(CREATE, 0, 2, 3 * TICK), tolerance(0, MIN), tolerance(0, MAX), *wait_on(0),
          op(ADVANCE, 0, 0, 5 * R16), tolerance(0, 2 * TICK)]),
-    # Extensions (extend_to, extend_after): the later of the expiry and the extension.
+    # Extensions (extend_at, extend_after): the later of the expiry and the extension.
     'extend_later_refiled_lazily': (
         config(slots=8),
         [op(CREATE, 0, 2, 3 * TICK), *wait_on(0, 2), extend_after(0, 20 * TICK + 5),
@@ -277,21 +277,21 @@ PROGRAMS = {
         + [op(ADVANCE_IN_STEPS, 0, 1, 5 * TICK)]),
     'extend_earlier_than_expiry': (
         config(),
-        [op(CREATE, 0, 2, 6 * TICK), *wait_on(0), extend_to(0, 2 * TICK), extend_after(0, MIN),
+        [op(CREATE, 0, 2, 6 * TICK), *wait_on(0), extend_at(0, 2 * TICK), extend_after(0, MIN),
          op(ADVANCE_IN_STEPS, 0, 2, 8 * TICK)]),
     'extend_then_lowered': (
         config(slots=8),
-        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_to(0, 30 * TICK),
-         op(ADVANCE, 0, 0, 3 * TICK), extend_to(0, 4 * TICK), op(RESCHEDULE_AFTER, 0, 0, 6 * TICK),
+        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_at(0, 30 * TICK),
+         op(ADVANCE, 0, 0, 3 * TICK), extend_at(0, 4 * TICK), op(RESCHEDULE_AFTER, 0, 0, 6 * TICK),
          op(ADVANCE_IN_STEPS, 0, 3, 10 * TICK)]),
     'extend_cleared_by_expires': (
         config(),
-        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_to(0, 20 * TICK),
+        [op(CREATE, 0, 2, 2 * TICK), *wait_on(0), extend_at(0, 20 * TICK),
          op(EXPIRES_AFTER, 0, 0, 4 * TICK), *wait_on(0), op(ADVANCE_IN_STEPS, 0, 3, 6 * TICK)]),
     'extend_without_wait_then_move': (
         config(),
         [op(CREATE, 0, 2, 2 * TICK), extend_after(0, 9 * TICK), op(ADVANCE, 0, 0, 3 * TICK),
-         *wait_on(0), op(MOVE_CONSTRUCT, 1, 0), extend_to(0, MAX),
+         *wait_on(0), op(MOVE_CONSTRUCT, 1, 0), extend_at(0, MAX),
          op(ADVANCE_IN_STEPS, 0, 2, 8 * TICK)]),
     'extend_tolerant': (
         config(tolerance=1 / 4),

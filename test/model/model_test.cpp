@@ -9,7 +9,7 @@
 // the clock back and forth (step_clock).
 // Half of the seeds, on either clock, also use tolerances (a context tolerance, set_tolerance
 // ops, or both: add_tolerance), which let waits complete late within a window; half use
-// extensions (extend_to, extend_after: add_extensions), independently.
+// extensions (extend_at, extend_after: add_extensions), independently.
 // A failing seed is delta-debugged down to the shortest program that still fails the same way,
 // and the report prints the seed, the wheel configuration and that program, one operation a
 // line.
@@ -198,7 +198,7 @@ void add_tolerance(program& p, std::uint64_t seed)
 // Extensions in half of the seeds (add_extensions), drawn, as the tolerances are, from a
 // generator of their own and added to the program made without them. About one op in five
 // is then an extension: mostly extend_after by a length fixed for each timer (the idle
-// refresh: later each time the clock has moved on, never earlier), the rest extend_to or
+// refresh: later each time the clock has moved on, never earlier), the rest extend_at or
 // extend_after by any amount (earlier than the expiry, earlier than the extension before,
 // the extremes).
 void add_extensions(program& p, std::uint64_t seed)
@@ -215,7 +215,7 @@ void add_extensions(program& p, std::uint64_t seed)
       e.timer = static_cast<std::uint8_t>(rng() % timer_count);
       const bool refresh = rng() % 3 != 0;
       e.kind = refresh || rng() % 2 == 0 ? op_kind::extend_after
-                                         : op_kind::extend_to;
+                                         : op_kind::extend_at;
       e.amount = refresh
           ? static_cast<std::int32_t>((e.timer + 1) * 3 * units_per_tick + 5)
           : random_expiry_amount(rng, p.config.slots);

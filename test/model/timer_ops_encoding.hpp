@@ -78,7 +78,7 @@ enum class op_kind : std::uint8_t
   set_tolerance,  // timer.tolerance(|amount| sixteenths of a tick); far_future:
   // duration::max(); far_past: a negative tolerance (-1 ns), which must
   // throw std::invalid_argument and change nothing
-  extend_to,  // timer.extend_to(now + amount)
+  extend_at,  // timer.extend_at(now + amount)
   extend_after,  // timer.extend_after(amount)
   kind_count
 };
@@ -138,7 +138,7 @@ inline constexpr std::int64_t max_stepped_revolutions = 2;
 // tolerance_fractions); then 4 bytes per operation: kind (modulo kind_count), timer (bits 0-2)
 // and other (bits 3-7), and the amount as a little-endian int16. Trailing bytes that do not
 // make a whole op are ignored. (Bit 4 and step_clock, then bits 5-7 and set_tolerance, then
-// extend_to and extend_after came last: inputs written before them decode as before, on the
+// extend_at and extend_after came last: inputs written before them decode as before, on the
 // steady clock, without tolerance, without extensions.)
 
 inline constexpr std::size_t bytes_per_op = 4;

@@ -171,12 +171,12 @@ template <typename TimePoint>
 struct model_timer
 {
   // The effective expiry (what expiry() returns): the later of the expiry set (set_expiry)
-  // and the extension (extend_to / extend_after), or the expiry set alone without one.
+  // and the extension (extend_at / extend_after), or the expiry set alone without one.
   TimePoint expiry{};
   TimePoint expiry_set{};
   std::optional<TimePoint> extension;
   // While waits are pending: the highest effective expiry since the first of them was started
-  // or the expiry was last set. extend_to stores without reading the timer, so an extension
+  // or the expiry was last set. extend_at stores without reading the timer, so an extension
   // moved earlier than one the wheel has already filed the entry for leaves it filed there:
   // the waits may then complete as late as this ceiling's boundary (plus the tolerance).
   TimePoint ceiling{};
@@ -389,7 +389,7 @@ private:
     m.held = false;
   }
 
-  // The model side of extend_to: the effective expiry is the later of the expiry set and the
+  // The model side of extend_at: the effective expiry is the later of the expiry set and the
   // extension, the last one stored; the tolerance stays what the expiry set.
   void extend(model_timer& m, time_point extension)
   {
@@ -634,17 +634,17 @@ private:
       library_read_clock();
       break;
     }
-    case op_kind::extend_to:
+    case op_kind::extend_at:
     case op_kind::extend_after:
     {
       if (!exists)
         return;
-      const bool to = op.kind == op_kind::extend_to;
+      const bool to = op.kind == op_kind::extend_at;
       const time_point tp =
           to ? absolute(op.amount) : add(Clock::now(), to_duration(op.amount));
       call([&] {
         if (to)
-          timers_[t]->extend_to(tp);
+          timers_[t]->extend_at(tp);
         else
           timers_[t]->extend_after(to_duration(op.amount));
       });

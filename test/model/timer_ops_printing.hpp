@@ -74,8 +74,8 @@ inline std::string describe(const timer_op& op)
   case op_kind::reschedule_after:
     s << t << ".reschedule_after(" << describe_amount(op.amount) << ")";
     break;
-  case op_kind::extend_to:
-    s << t << ".extend_to(now " << describe_amount(op.amount) << ")";
+  case op_kind::extend_at:
+    s << t << ".extend_at(now " << describe_amount(op.amount) << ")";
     break;
   case op_kind::extend_after:
     s << t << ".extend_after(" << describe_amount(op.amount) << ")";

@@ -575,7 +575,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::take_over(
 {
   // The extension too: the place in the wheel may be filed for it.
   impl.set_expiry(other.expiry);
-  impl.extend_to(
+  impl.extend_at(
       time_point(duration(other.extension.load(std::memory_order_relaxed))));
   other.set_expiry(time_point());  // as if constructed from its executor
   impl.slack = other.slack;
@@ -826,7 +826,7 @@ inline void wheel_timer_service<Clock, WaitTraits>::reactor_ready(
         if (now < impl.effective())
         {
           // Reached when it was filed, but its expiry moved later since
-          // (reschedule_at, extend_to: lazily, as in a slot), or the clock
+          // (reschedule_at, extend_at: lazily, as in a slot), or the clock
           // stepped back, behind ticks the wheel has processed too, perhaps.
           const tick_type due_tick =
               tolerant_tick(grid_.due_tick(impl.effective()), impl);
