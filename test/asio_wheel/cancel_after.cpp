@@ -16,6 +16,8 @@
 #define BOOST_TEST_MODULE asio_wheel_cancel_after_test
 #include "wheel_test_support.hpp"  // manual_clock, settle, asio::, error_code
 
+#include "../allocation_faults.hpp"
+
 #include <asio_wheel/cancel_after.hpp>
 
 #include <atomic>
@@ -1385,4 +1387,118 @@ BOOST_AUTO_TEST_CASE(rescheduling_the_wheel_timer_moves_the_operations_deadline)
   BOOST_TEST(op.received.size() == 1u);
   BOOST_TEST(r.calls == 1);
   BOOST_TEST((r.ec == asio::error::operation_aborted));
+}
+
+// ---- Allocation failure (test/allocation_faults.hpp) --------------------------------------
+
+// A read timed by cancel_at, or (WithTimer) by cancel_after on a timer of its own, with each
+// of its allocations failing in turn: the std::bad_alloc reaches the caller, the read is not
+// started (the bytes sent afterwards are there for the next read), the handler never runs and
+// is destroyed, and the socket, the timer and the context keep working. asio_wheel's form
+// without a timer gives the strong guarantee: the handler is destroyed before the throw
+// reaches the caller, nothing is left in the wheel or counted as work. With a timer, as with
+// Asio's own forms, the timeout's wait started before the operation and stays until it
+// completes (here when the timer is cancelled, or its deadline passes), which destroys the
+// handler then (doc/timeouts.md, "Allocation failure").
+template <class Adapter, bool WithTimer, bool Plain>
+void check_strong_guarantee()
+{
+  std::size_t failures = 0;
+  for (std::size_t n = 1; n <= allocation_faults::max_allocations; ++n)
+  {
+    BOOST_TEST_CONTEXT(Adapter::name << (WithTimer ? " with a timer" : "")
+                                     << (Plain ? ", plain allocator" : "")
+                                     << ", allocation " << n << " fails")
+    {
+      asio::io_context io;
+      socket_pair sockets(io);
+      typename Adapter::timer timer(io);
+      char buffer[16];
+      bool destroyed = false, ran = false;
+      allocation_faults::witnessed_read_handler<error_code, Plain> handler(
+          ran, destroyed);
+      const bool threw = allocation_faults::fails_at(n, [&] {
+        if constexpr (WithTimer)
+          sockets.reader.async_read_some(asio::buffer(buffer),
+              Adapter::after(timer, 30s, std::move(handler)));
+        else
+          sockets.reader.async_read_some(
+              asio::buffer(buffer), Adapter::at(in(30s), std::move(handler)));
+      });
+      if (!threw)
+      {
+        BOOST_TEST_MESSAGE(failures << " allocations on this path");
+        // (The default allocator may reuse memory of earlier operations.)
+        BOOST_TEST((failures > 0u || !Plain));
+        sockets.reader.cancel();
+        settle(io);
+        return;
+      }
+      ++failures;
+      BOOST_TEST(!ran);
+      if constexpr (Adapter::is_wheel && !WithTimer)
+      {
+        BOOST_TEST(destroyed, "the handler of the failed operation was kept");
+        const asio_wheel::wheel_stats s =
+            asio::use_service<manual_service>(io).stats();
+        BOOST_TEST(s.pending_waits == 0u, "the failed timeout was filed");
+        BOOST_TEST(s.timers_in_wheel == 0u);
+      }
+      // Nothing was started: the next read gets the bytes, no timeout fires.
+      sockets.send("hello");
+      read_record r;
+      sockets.reader.async_read_some(
+          asio::buffer(buffer), Adapter::at(in(30s), record_into(r)));
+      settle(io);
+      BOOST_TEST(r.calls == 1);
+      BOOST_TEST(!r.ec, r.ec.message());
+      BOOST_TEST(r.bytes == 5u);
+      if constexpr (WithTimer)
+        timer.cancel();
+      manual_clock::advance(60s);
+      settle(io);
+      BOOST_TEST(r.calls == 1);
+      BOOST_TEST(!ran, "the handler of the failed operation ran");
+      BOOST_TEST(destroyed, "the handler of the failed operation was kept");
+      // No work counted: run() returns at once.
+      io.restart();
+      io.run_for(5s);
+      BOOST_TEST(io.stopped(), "the failed operation left work counted");
+    }
+  }
+  BOOST_ERROR("every allocation up to max_allocations failed");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    a_timed_operation_gives_the_strong_guarantee, Adapter, adapters)
+{
+  check_strong_guarantee<Adapter, false, false>();
+  check_strong_guarantee<Adapter, false, true>();
+  check_strong_guarantee<Adapter, true, false>();
+  check_strong_guarantee<Adapter, true, true>();
+}
+
+// A timeout that fires, and a read that completes first and takes its timeout back, with
+// every allocation of the running thread failing: neither needs one inside run().
+BOOST_AUTO_TEST_CASE_TEMPLATE(
+    timeouts_firing_or_withdrawn_allocate_nothing, Adapter, adapters)
+{
+  asio::io_context io;
+  socket_pair timed_out(io), answered(io);
+  char buffer[16], other_buffer[16];
+  read_record late, early;
+  timed_out.reader.async_read_some(
+      asio::buffer(buffer), Adapter::at(in(30s), record_into(late)));
+  answered.reader.async_read_some(
+      asio::buffer(other_buffer), Adapter::at(in(30s), record_into(early)));
+  settle(io);
+  answered.send("hi");
+  manual_clock::advance(30s);
+  BOOST_TEST(!allocation_faults::failing_all([&] { settle(io); }),
+      Adapter::name << ": an allocation inside run() failed");
+  BOOST_TEST(late.calls == 1);
+  BOOST_TEST((late.ec == asio::error::operation_aborted), late.ec.message());
+  BOOST_TEST(early.calls == 1);
+  BOOST_TEST(!early.ec, early.ec.message());
+  BOOST_TEST(early.bytes == 2u);
 }

@@ -2,96 +2,19 @@
 // Distributed under the Boost Software License, Version 1.0. (See the
 // accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
 
-// Conformance under allocation failure: this program's operator new fails the
-// n-th allocation of the calling thread when told to (fail_allocation), for
-// every n that the arm, re-arm and cancel paths make. async_wait gives the
-// strong guarantee (the std::bad_alloc reaches the caller with nothing
-// queued, counted or filed, the handler destroyed, every other timer
-// working), cancel() allocates nothing, and neither does running the
-// context while waits expire. Run under ASan and LeakSanitizer by
-// scripts/sanitize: a wait freed while still queued, or one never freed,
-// fails there.
+// Conformance under allocation failure (test/allocation_faults.hpp): the n-th allocation of
+// the calling thread fails, for every n that the arm, re-arm and cancel paths make.
+// async_wait gives the strong guarantee (the std::bad_alloc reaches the caller with nothing
+// queued, counted or filed, the handler destroyed, every other timer working), cancel()
+// allocates nothing, and neither does running the context while waits expire.
 #include "conformance.hpp"
 
-#include <cstdlib>
-
-namespace {
-
-// The allocation of this thread that fails next: 0 none, 1 the next, ... and
-// whether every allocation fails (inside run()).
-thread_local std::size_t fail_at = 0;
-thread_local bool fail_all = false;
-
-void* allocate(std::size_t size)
-{
-  if (fail_all || (fail_at != 0 && --fail_at == 0))
-    throw std::bad_alloc();
-  if (void* p = std::malloc(size != 0 ? size : 1))
-    return p;
-  throw std::bad_alloc();
-}
-
-}  // namespace
-
-void* operator new(std::size_t size)
-{
-  return allocate(size);
-}
-
-void* operator new[](std::size_t size)
-{
-  return allocate(size);
-}
-
-void operator delete(void* p) noexcept
-{
-  std::free(p);
-}
-
-void operator delete[](void* p) noexcept
-{
-  std::free(p);
-}
-
-void operator delete(void* p, std::size_t) noexcept
-{
-  std::free(p);
-}
-
-void operator delete[](void* p, std::size_t) noexcept
-{
-  std::free(p);
-}
+#include "../allocation_faults.hpp"
 
 using namespace conformance;
-
-namespace {
-
-// Calls f with the n-th allocation of this thread failing; true if it threw
-// std::bad_alloc (then that allocation was made), false if it returned (f
-// makes fewer than n allocations).
-template <class F>
-bool fails_at(std::size_t n, F&& f)
-{
-  fail_at = n;
-  bool threw = false;
-  try
-  {
-    f();
-  }
-  catch (const std::bad_alloc&)
-  {
-    threw = true;
-  }
-  fail_at = 0;
-  return threw;
-}
-
-// The most allocations any path here makes, with room to spare: the loops
-// below stop at the first n that does not fail.
-constexpr std::size_t max_allocations = 32;
-
-}  // namespace
+using allocation_faults::failing_all;
+using allocation_faults::fails_at;
+using allocation_faults::max_allocations;
 
 BOOST_AUTO_TEST_SUITE(allocation_failure)
 
@@ -163,19 +86,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_allocates_nothing, Timer, timer_types)
   completion_record a, b;
   t.async_wait(recorder(a, t));
   t.async_wait(recorder(b, t));
-  fail_all = true;
   std::size_t cancelled = 0;
-  bool threw = false;
-  try
-  {
+  const bool threw = failing_all([&] {
     cancelled += t.cancel_one();
     cancelled += t.cancel();
-  }
-  catch (const std::bad_alloc&)
-  {
-    threw = true;
-  }
-  fail_all = false;
+  });
   BOOST_TEST(!threw);
   BOOST_TEST(cancelled == 2u);
   CONFORMANCE_RUN_TO_COMPLETION(io);
@@ -199,17 +114,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(
         ++succeeded;
     });
   }
-  bool threw = false;
-  fail_all = true;
-  try
-  {
-    io.run_for(run_limit);
-  }
-  catch (const std::bad_alloc&)
-  {
-    threw = true;
-  }
-  fail_all = false;
+  const bool threw = failing_all([&] { io.run_for(run_limit); });
   BOOST_TEST(!threw, "an allocation inside run() failed");
   BOOST_TEST(succeeded == 200);
   BOOST_TEST(io.stopped());

@@ -7,6 +7,8 @@
 // reactor is involved), and arming and withdrawing one allocates nothing.
 #include "stream_suite.hpp"
 
+#include "../../allocation_faults.hpp"
+
 #include <asio_wheel/wheel_timer.hpp>
 
 #include <array>
@@ -14,9 +16,9 @@
 #include <memory>
 #include <stdexcept>
 
-// The global allocations of this program while counting (count_new.cpp).
-extern std::atomic<bool> counting;
-extern std::atomic<std::size_t> allocations;
+// The global allocations of this program while counting.
+using allocation_faults::allocations;
+using allocation_faults::counting;
 
 using namespace beast_suite;
 using service_type = asio_wheel::wheel_timer_service<std::chrono::steady_clock>;
