@@ -569,8 +569,8 @@ struct is_other_timer<Timer,
 /// the form without a timer, so that the one error is all).
 template <typename Timer, typename Rep, typename Period, typename... Args,
     typename = std::enable_if_t<detail::is_other_timer<Timer>::value>>
-auto cancel_after(Timer&, const std::chrono::duration<Rep, Period>& timeout,
-    Args&&... args)
+auto cancel_after(
+    Timer&, const std::chrono::duration<Rep, Period>& timeout, Args&&... args)
 {
   static_assert(!detail::is_other_timer<Timer>::value,
       "asio_wheel::cancel_after(timer, ...) takes a basic_wheel_timer: with "
