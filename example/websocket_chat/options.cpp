@@ -8,6 +8,7 @@
 
 #include "common/flags.hpp"
 
+#include <fstream>
 #include <sstream>
 
 namespace websocket_chat {
@@ -41,7 +42,7 @@ bool timed(const server_options& o)
 server_options parse_server_options(int argc, char** argv)
 {
   server_options o;
-  for_each_flag(argc, argv, {"--help", "--no-timeouts"},
+  for_each_flag(argc, argv, {"--help", "--no-timeouts", "--log"},
       [&](const std::string& flag, const std::string& value) {
         if (flag == "--help")
           o.help = true;
@@ -91,6 +92,15 @@ server_options parse_server_options(int argc, char** argv)
           o.max_message = parse_count(flag, value, 16, 1 << 20);
         else if (flag == "--max-queue")
           o.max_queue = parse_count(flag, value, 4096, std::uint64_t(1) << 30);
+        else if (flag == "--page")
+        {
+          // Checked here, so that a wrong name exits 2 like any bad flag value.
+          if (value.empty() || !std::ifstream(value))
+            throw usage_error("--page: cannot read \"" + value + "\"");
+          o.page_file = value;
+        }
+        else if (flag == "--log")
+          o.log_events = true;
         else
           throw usage_error(flag + ": unknown flag (see --help)");
       });
@@ -152,11 +162,20 @@ std::string server_usage(const std::string& program)
       << "  --max-queue N           bytes queued for one client before it is "
          "cut off (default "
       << d.max_queue << ")\n"
+      << "  --page FILE             the HTML page served at GET / (default: "
+         "chat.html, built in)\n"
+      << "  --log                   print a line per connection event "
+         "(HTTP requests, joins, pongs,\n"
+      << "                          closes with their reasons), each with "
+         "the steady clock's time\n"
       << "  --help                  print this and exit\n\n"
-      << "The first line printed is \"listening on ADDRESS:PORT\". "
-         "SIGINT/SIGTERM: every client\n"
-      << "gets \"BYE server-shutdown\" and a close, then the server exits 0. "
-         "A bad flag value exits 2.\n";
+      << "The first line printed is \"listening on ADDRESS:PORT\"; "
+         "http://ADDRESS:PORT/ is the chat page,\n"
+      << "and the WebSocket is at ws://ADDRESS:PORT/. SIGINT/SIGTERM: every "
+         "client gets\n"
+      << "\"BYE server-shutdown\" and a close (1001 going away), then the "
+         "server exits 0. A bad\n"
+      << "flag value exits 2.\n";
   return out.str();
 }
 

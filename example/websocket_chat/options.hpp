@@ -50,6 +50,12 @@ struct server_options
   std::size_t max_message = 4096;  // bytes; Beast's read_message_max
   std::size_t max_queue =
       256 * 1024;  // bytes queued for one client before it is cut off
+  // The page served at GET /: empty, the chat.html embedded at build time; a file named
+  // with --page is read once at start, to try changes to the page without a rebuild.
+  std::string page_file;
+  // --log: one line per connection event on stdout (the browser test times the idle close
+  // from it); off by default, since a demo's ten thousand connections would flood it.
+  bool log_events = false;
   bool help = false;
 };
 

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
@@ -209,6 +211,20 @@ std::string chat_room::stats_line() const
                .count();
   }
   return out.str();
+}
+
+void chat_room::log(const std::string& event) const
+{
+  if (!options.log_events)
+    return;
+  const long long now = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+  char stamp[32];
+  std::snprintf(
+      stamp, sizeof stamp, "%lld.%06lld", now / 1000000LL, now % 1000000LL);
+  // Flushed: a test reads these lines while the server runs.
+  std::cout << "LOG t=" << stamp << " " << event << std::endl;
 }
 
 void chat_room::shutdown_all()

@@ -55,7 +55,8 @@ struct server_counters
 {
   std::uint64_t accepted = 0, refused = 0, messages = 0;
   std::uint64_t closed_idle = 0;  // a read failed with beast::error::timeout
-  std::uint64_t closed_handshake = 0;  // the opening handshake timed out
+  std::uint64_t closed_handshake =
+      0;  // the opening handshake, or an HTTP request, timed out
   std::uint64_t closed_queue_full = 0;  // a client that did not read
 };
 
@@ -105,6 +106,10 @@ public:
   std::string who() const;
   // "STATS key=value ...".
   std::string stats_line() const;
+
+  // With --log: "LOG t=SECONDS @p event" on stdout, SECONDS the steady clock's (on Linux
+  // CLOCK_MONOTONIC, which a test reads too, so it can set its own times beside these).
+  void log(const std::string& event) const;
 
   // SIGINT/SIGTERM: every session gets member::shutdown().
   void shutdown_all();

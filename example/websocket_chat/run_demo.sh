@@ -3,14 +3,17 @@
 # websocket_chat_server on a free port with a short idle timeout (Beast's own, with keep-alive
 # pings, its timer routed to the wheel by default), runs websocket_chat_load against it with
 # 10,000 connections, prints the client's summary, stops the server with SIGTERM and exits
-# with the client's status (or the server's, if only the server failed).
+# with the client's status (or the server's, if only the server failed). It prints the chat
+# page's address, http://ADDRESS:PORT/, which a browser on this machine can open while the
+# demo runs; with DEMO_STAY=1 the server stays up after the load client, for the browser,
+# until Ctrl-C.
 #
 #   example/websocket_chat/run_demo.sh BUILD_DIR
 #
 # Environment overrides: DEMO_CONNECTIONS (10000), DEMO_ACTIVE (5% of them), DEMO_IDLE (3s),
 # DEMO_TICK (10ms), DEMO_TIMERS (wheel; beast: Beast's own steady_timers; off: no timeouts,
 # where the client instead holds every connection for DEMO_HOLD, 3s, and expects all to
-# survive).
+# survive), DEMO_STAY (empty; 1: keep the server after the load client until Ctrl-C).
 set -euo pipefail
 
 build_dir=${1:?usage: run_demo.sh BUILD_DIR}
@@ -20,6 +23,7 @@ idle=${DEMO_IDLE:-3s}
 tick=${DEMO_TICK:-10ms}
 timers=${DEMO_TIMERS:-wheel}
 hold=${DEMO_HOLD:-3s}
+stay=${DEMO_STAY:-}
 script=run_demo.sh
 server=$build_dir/example/websocket_chat/websocket_chat_server
 load=$build_dir/example/websocket_chat/websocket_chat_load
@@ -30,6 +34,7 @@ raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
 start_server --timers "$timers" --idle-timeout "$idle" --tick "$tick" \
   --max-connections $((connections + 100))
 echo "server pid $server_pid $first_line (--timers $timers, idle timeout $idle with keep-alive pings, tick $tick)"
+echo "chat page: http://$address/ (open it in a browser on this machine; DEMO_STAY=1 keeps the server up after the load client)"
 load_flags=(--host "$host" --port "$port" --connections "$connections" --active "$active")
 if [[ $timers == off ]]; then
   echo "load client: $connections connections, $active of them chatting, all held for $hold (no timeouts to check)"
@@ -47,7 +52,19 @@ if [[ -r /proc/$server_pid/schedstat ]]; then
                     on_cpu / 1e9, waiting / 1e9 }' /proc/"$server_pid"/task/*/schedstat
 fi
 
-stop_server TERM
+if [[ $stay == 1 ]]; then
+  echo "chat page: http://$address/ (the server stays up; Ctrl-C stops it)"
+  # Ctrl-C: the server says goodbye to the pages (1001, server-shutdown) and exits.
+  trap 'stop_server TERM || true; echo "server exited with status ${server_status:-?}"; exit "$client_status"' INT
+  wait "$server_pid" || true
+  trap - INT
+fi
+if kill -0 "$server_pid" 2>/dev/null; then
+  stop_server TERM
+else
+  server_status=0
+  wait "$server_pid" || server_status=$?
+fi
 server_status=${server_status:-1}  # empty: still running after 10 s, killed
 echo "server exited with status $server_status after SIGTERM"
 if [[ $client_status -ne 0 ]]; then exit "$client_status"; fi

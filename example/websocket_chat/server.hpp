@@ -11,10 +11,12 @@
 //   --timers beast   boost::beast::tcp_stream: Beast's own steady_timers
 //   --timers off     boost::beast::tcp_stream, no timeouts set
 //
-// The acceptor turns connections into sessions (session.hpp); SIGINT/SIGTERM closes it and
-// says goodbye to every client, and run() returns once every session has ended.
+// The acceptor turns connections into sessions (session.hpp), each of which serves the page
+// (http_page.hpp) or becomes a WebSocket; SIGINT/SIGTERM closes it and says goodbye to every
+// client, and run() returns once every session has ended.
 #pragma once
 
+#include "http_page.hpp"
 #include "room.hpp"
 #include "session.hpp"
 
@@ -29,6 +31,7 @@
 #include <csignal>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace websocket_chat {
@@ -61,9 +64,10 @@ template <class Stream>
 class chat_server
 {
 public:
+  // Throws example_common::usage_error if --page's file cannot be read.
   chat_server(net::io_context& io, const server_options& options,
       std::function<asio_wheel::wheel_stats()> wheel_stats)
-    : io_(io), options_(options),
+    : io_(io), options_(options), page_(load_page(options_)),
       room_(io.get_executor(), options_, websocket_timer_kind(options),
           std::move(wheel_stats)),
       acceptor_(io), signals_(io, SIGINT, SIGTERM)
@@ -100,13 +104,15 @@ private:
       if (ec == net::error::operation_aborted || !acceptor_.is_open())
         return;
       if (!ec)
-        std::make_shared<session<Stream>>(room_, std::move(socket))->start();
+        std::make_shared<session<Stream>>(room_, std::move(socket), page_)
+            ->start();
       do_accept();  // an error of one connection (EMFILE, say) ends only it
     });
   }
 
   net::io_context& io_;
   server_options options_;
+  const std::string page_;
   chat_room room_;
   tcp::acceptor acceptor_;
   net::signal_set signals_;
