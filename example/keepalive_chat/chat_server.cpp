@@ -182,6 +182,23 @@ void chat_room::run_fanout()
   // Outside the lock: deliver() may close a member, which leaves the room.
   // With one thread a member's executor is ours and dispatch() runs deliver()
   // right here; with strands it is queued on the member's strand, in order.
+  // With several contexts, one handler per context delivers its members'
+  // lines on its thread (right here for the first one's).
+  if (contexts_.size() > 1)
+  {
+    std::vector<decltype(batch)> per_context(contexts_.size());
+    for (auto& delivery : batch)
+      per_context[delivery.first->context_index()].push_back(
+          std::move(delivery));
+    batch.clear();
+    for (std::size_t i = 0; i < contexts_.size(); ++i)
+      if (!per_context[i].empty())
+        boost::asio::dispatch(contexts_[i]->get_executor(),
+            [deliveries = std::move(per_context[i])] {
+              for (const auto& [member, line] : deliveries)
+                member->deliver(line);
+            });
+  }
   for (auto& [member, line] : batch)
   {
     const auto strand =
@@ -242,13 +259,18 @@ std::vector<std::shared_ptr<session>> chat_room::members() const
 
 // ---------------------------------------------------------------- chat_server
 
-chat_server::chat_server(
-    boost::asio::io_context& io, const server_options& options)
-  : io_(io), options_(options), server_strand_(boost::asio::make_strand(io)),
-    acceptor_(server_strand_), signals_(server_strand_, SIGINT, SIGTERM),
+chat_server::chat_server(const std::vector<boost::asio::io_context*>& contexts,
+    const server_options& options)
+  : contexts_(contexts), io_(*contexts.front()), options_(options),
+    server_strand_(boost::asio::make_strand(io_)), acceptor_(server_strand_),
+    signals_(server_strand_, SIGINT, SIGTERM),
     accept_retry_timer_(server_strand_), shutdown_deadline_(server_strand_),
-    room_(io.get_executor())
-{}
+    room_(contexts)
+{
+  for (std::size_t i = 1; i < contexts_.size(); ++i)
+    idle_contexts_work_.push_back(
+        boost::asio::make_work_guard(contexts_[i]->get_executor()));
+}
 
 boost::asio::ip::tcp::endpoint chat_server::listen()
 {
@@ -280,18 +302,24 @@ void chat_server::accept_next()
   // run concurrently, and different sessions still run in parallel. With one
   // thread everything is serial anyway, and a strand would only add a queue
   // hop to every completion (timer expiries included).
+  // With --contexts, the connections go to the contexts in turn: the accepted
+  // socket is made on the target context's executor, so the session, its
+  // socket and its timers (that context's wheel) all live there.
+  const std::size_t target = next_context_;
+  next_context_ = (next_context_ + 1) % contexts_.size();
+  boost::asio::io_context& io = *contexts_[target];
   const auto executor = options_.threads > 1
-      ? boost::asio::any_io_executor(boost::asio::make_strand(io_))
-      : boost::asio::any_io_executor(io_.get_executor());
+      ? boost::asio::any_io_executor(boost::asio::make_strand(io))
+      : boost::asio::any_io_executor(io.get_executor());
   acceptor_.async_accept(executor,
-      [this](const boost::system::error_code& ec,
+      [this, target](const boost::system::error_code& ec,
           boost::asio::ip::tcp::socket socket) {
-        on_accept(ec, std::move(socket));
+        on_accept(ec, std::move(socket), target);
       });
 }
 
-void chat_server::on_accept(
-    const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket)
+void chat_server::on_accept(const boost::system::error_code& ec,
+    boost::asio::ip::tcp::socket socket, std::size_t context_index)
 {
   if (ec == boost::asio::error::operation_aborted || shutting_down_)
     return;
@@ -322,7 +350,8 @@ void chat_server::on_accept(
   else
   {
     ++live_sessions_;
-    auto new_session = std::make_shared<session>(std::move(socket), *this);
+    auto new_session =
+        std::make_shared<session>(std::move(socket), *this, context_index);
     boost::asio::post(
         new_session->strand(), [new_session] { new_session->start(); });
   }
@@ -354,6 +383,8 @@ void chat_server::begin_shutdown()
   for (auto& member : room_.members())
     boost::asio::post(
         member->strand(), [member] { member->shut_down("server-shutdown"); });
+  // The other contexts' run() now ends with their last session.
+  idle_contexts_work_.clear();
   if (live_sessions_.load() == 0)
     return;
   // Clients that never read their BYE would hold the process forever; 2 s is
@@ -364,8 +395,14 @@ void chat_server::begin_shutdown()
       return;
     std::cerr << "shutdown: " << live_sessions_.load()
               << " connection(s) still open after 2s; stopping\n";
-    io_.stop();
+    stop_contexts();
   });
+}
+
+void chat_server::stop_contexts()
+{
+  for (auto* io : contexts_)
+    io->stop();
 }
 
 void chat_server::session_closed()
@@ -376,10 +413,32 @@ void chat_server::session_closed()
 
 std::string chat_server::stats_line() const
 {
-  auto& service = boost::asio::use_service<
-      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io_);
-  const asio_wheel::wheel_stats s = service.stats();
-  const asio_wheel::wheel_options o = service.options();
+  // One wheel per context: its counters summed, its lateness the worst one's.
+  // stats() takes the service's lock, so another context's thread may read it.
+  asio_wheel::wheel_stats s{};
+  for (auto* io : contexts_)
+  {
+    const asio_wheel::wheel_stats c = boost::asio::use_service<
+        asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(*io)
+                                          .stats();
+    s.timers_in_wheel += c.timers_in_wheel;
+    s.pending_waits += c.pending_waits;
+    s.wakeups += c.wakeups;
+    s.wakeups_saved += c.wakeups_saved;
+    s.empty_wakeups += c.empty_wakeups;
+    s.waits_expired += c.waits_expired;
+    s.waits_cancelled += c.waits_cancelled;
+    s.lazy_refilings += c.lazy_refilings;
+    s.round_revisits += c.round_revisits;
+    s.cascades += c.cascades;
+    s.timeouts_withdrawn += c.timeouts_withdrawn;
+    s.clock_steps_back += c.clock_steps_back;
+    s.max_lateness = std::max(s.max_lateness, c.max_lateness);
+  }
+  // The same options on every context (main.cpp makes each service alike).
+  const asio_wheel::wheel_options o = boost::asio::use_service<
+      asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(io_)
+                                          .options();
   using std::chrono::duration_cast;
   using std::chrono::microseconds;
   using std::chrono::milliseconds;

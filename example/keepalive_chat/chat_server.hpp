@@ -17,6 +17,7 @@
 #include <boost/asio/strand.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -71,7 +72,8 @@ struct server_counters
 };
 
 // Members, history and the broadcast fan-out, shared by all sessions; with
-// --threads > 1 several strands use it at once, hence the mutex.
+// --threads > 1 several strands use it at once, and with --contexts > 1 the
+// threads of several contexts, hence the mutex.
 //
 // A message to 10,000 members is 10,000 writes. Done in one go, it would hold
 // the event loop for tens of milliseconds and every timer due meanwhile (PINGs,
@@ -82,6 +84,12 @@ struct server_counters
 // them in the order they were sent. A talker that outruns the fan-out (pending
 // messages holding more than backlog_limit bytes) stops being read until it
 // has caught up, so the backlog, like every queue in the server, stays bounded.
+//
+// With --contexts > 1 the fan-out still runs on the first context, and each
+// turn's deliveries go out as one handler per context, posted to it (the
+// sessions of a context run on its executor, on its one thread): a member is
+// only ever touched on its own context's thread, and a context's posts run in
+// the order they were made, so each member still sees the messages in order.
 class chat_room
 {
 public:
@@ -92,9 +100,11 @@ public:
   static constexpr std::size_t backlog_limit = 1
       << 20;  // bytes held by pending messages before talkers pause
 
-  // The fan-out runs on this executor (the io_context's).
-  explicit chat_room(boost::asio::any_io_executor executor)
-    : executor_(std::move(executor))
+  // The fan-out runs on the first context; contexts are all the server's
+  // (--contexts), each session on the one its context_index() names.
+  explicit chat_room(std::vector<boost::asio::io_context*> contexts)
+    : contexts_(std::move(contexts)),
+      executor_(contexts_.front()->get_executor())
   {}
 
   // Adds the session under a fresh "guestN" name; returns the name and the history to replay.
@@ -128,6 +138,7 @@ private:
   };
   void run_fanout();
 
+  const std::vector<boost::asio::io_context*> contexts_;
   boost::asio::any_io_executor executor_;
   std::unordered_map<const session*, member_entry> members_;
   std::unordered_set<std::string> names_;
@@ -143,7 +154,11 @@ private:
 class chat_server
 {
 public:
-  chat_server(boost::asio::io_context& io, const server_options& options);
+  // contexts: one (run by --threads threads), or --contexts of them, each run
+  // by its own thread. The first holds the acceptor, the signals, the room's
+  // fan-out and the server's own timers; connections go to each in turn.
+  chat_server(const std::vector<boost::asio::io_context*>& contexts,
+      const server_options& options);
 
   // Opens the listening socket; throws boost::system::system_error on failure.
   boost::asio::ip::tcp::endpoint listen();
@@ -153,20 +168,29 @@ public:
   chat_room& room() { return room_; }
   server_counters& counters() { return counters_; }
   bool shutting_down() const { return shutting_down_.load(); }
-  // "STATS connections=... <wheel_stats fields>", one line for /stats.
+  // "STATS connections=... <wheel_stats fields>", one line for /stats; the
+  // wheel_stats are the sum over the contexts (max_lateness their maximum).
   std::string stats_line() const;
   void
   session_closed();  // called once by each session when its socket is closed
 
 private:
   void accept_next();
-  void on_accept(
-      const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket);
+  void on_accept(const boost::system::error_code& ec,
+      boost::asio::ip::tcp::socket socket, std::size_t context_index);
   void refuse(boost::asio::ip::tcp::socket& socket);
   void begin_shutdown();
+  void stop_contexts();
 
-  boost::asio::io_context& io_;
+  const std::vector<boost::asio::io_context*> contexts_;
+  boost::asio::io_context& io_;  // the first context
   const server_options options_;
+  // The contexts other than the first hold no work until a connection comes:
+  // these keep their run() going until the shutdown begins.
+  std::vector<
+      boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>
+      idle_contexts_work_;
+  std::size_t next_context_ = 0;  // the next connection's; on server_strand_
   // The acceptor, the signals and the two timers below share one strand, so a
   // signal on one thread and an accept on another never touch them at once.
   boost::asio::strand<boost::asio::io_context::executor_type> server_strand_;

@@ -4,14 +4,19 @@
 
 // keepalive_chat_server: parses the flags, configures the timing wheel with
 // --tick and --idle-tolerance, prints "listening on ADDRESS:PORT" as its first
-// line (scripts and tests read the port from it), and runs the io_context on
-// --threads threads until SIGINT/SIGTERM has said goodbye to every client.
+// line (scripts and tests read the port from it), and runs until SIGINT/SIGTERM
+// has said goodbye to every client: one io_context on --threads threads, or
+// --contexts io_contexts of one thread each, every one with its own wheel.
 #include "chat_server.hpp"
 
 #include "common/flags.hpp"
 #include "common/server_main.hpp"
 
 #include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <thread>
+#include <vector>
 
 int main(int argc, char** argv)
 {
@@ -24,17 +29,43 @@ int main(int argc, char** argv)
     return *exit_status;
   example_common::raise_open_files_limit();
 
-  boost::asio::io_context io(static_cast<int>(options.threads));
-  // Must come before the first wheel_timer on this context exists (the server's own).
-  asio_wheel::wheel_options wheel;
-  wheel.tick = options.tick;
-  // Context-wide, so every wheel wait of the server gets it, not only the idle
-  // ones; the idle timeouts are what it is for: one per connection, long, and
-  // nobody minds a close a little late.
-  wheel.tolerance = options.idle_tolerance;
-  asio_wheel::make_wheel_service(io, wheel);
+  // options.contexts > 1 implies one thread each (options.cpp refuses both).
+  //! [contexts]
+  std::vector<std::unique_ptr<boost::asio::io_context>> owned;
+  std::vector<boost::asio::io_context*> contexts;
+  for (std::size_t i = 0; i < options.contexts; ++i)
+  {
+    owned.push_back(std::make_unique<boost::asio::io_context>(
+        static_cast<int>(options.threads)));
+    contexts.push_back(owned.back().get());
+    // Must come before the first wheel_timer on this context exists (the server's own).
+    asio_wheel::wheel_options wheel;
+    wheel.tick = options.tick;
+    // Context-wide, so every wheel wait of the server gets it, not only the idle
+    // ones; the idle timeouts are what it is for: one per connection, long, and
+    // nobody minds a close a little late.
+    wheel.tolerance = options.idle_tolerance;
+    asio_wheel::make_wheel_service(*owned.back(), wheel);
+  }
+  //! [contexts]
 
-  chat_server server(io, options);
-  return example_common::listen_and_run(
-      program, io, server, options.bind_address, options.port, options.threads);
+  chat_server server(contexts, options);
+  if (options.contexts == 1)
+    return example_common::listen_and_run(program, *contexts.front(), server,
+        options.bind_address, options.port, options.threads);
+  // One thread per context; the first context's runs on this thread, inside
+  // listen_and_run, after the listening line. The others hold work guards
+  // until the shutdown begins, so they run until then whether or not a
+  // connection has come to them yet.
+  std::vector<std::thread> runners;
+  for (std::size_t i = 1; i < contexts.size(); ++i)
+    runners.emplace_back([io = contexts[i]] { io->run(); });
+  const int status = example_common::listen_and_run(program, *contexts.front(),
+      server, options.bind_address, options.port, 1);
+  if (status != 0)  // it could not listen: nothing will begin a shutdown
+    for (auto* io : contexts)
+      io->stop();
+  for (auto& t : runners)
+    t.join();
+  return status;
 }

@@ -82,6 +82,10 @@ server_options parse_server_options(int argc, char** argv)
         {
           o.threads = parse_count(flag, value, 1, 256);
         }
+        else if (flag == "--contexts")
+        {
+          o.contexts = parse_count(flag, value, 1, 256);
+        }
         else if (flag == "--max-line")
         {
           o.max_line = parse_count(flag, value, 16, 1 << 20);
@@ -115,6 +119,12 @@ server_options parse_server_options(int argc, char** argv)
     throw usage_error(
         "--idle-tolerance: applies to --timers wheel only, not --timers "
         + std::string(timer_kind_name(o.timers)));
+  // The two shapes of a server on several cores, one or the other: N contexts
+  // of one thread each, or one context run by N threads.
+  if (o.contexts > 1 && o.threads > 1)
+    throw usage_error("--contexts: runs one thread per context, so it does not "
+                      "combine with --threads "
+        + std::to_string(o.threads) + " (use one or the other)");
   // The PING goes out at idle/2, so both halves must be at least a tick long.
   if (o.idle_timeout < 2 * o.tick)
     throw usage_error("--idle-timeout: must be at least two ticks ("
@@ -157,6 +167,11 @@ std::string server_usage(const std::string& program)
       << d.max_connections << ")\n"
       << "  --threads N             threads running the io_context (default "
       << d.threads << ")\n"
+      << "  --contexts N            io_contexts, one thread each; a "
+         "connection and its timers live\n"
+      << "                          on one of them, handed out in turn "
+         "(default "
+      << d.contexts << "; not with --threads)\n"
       << "  --max-line N            longest accepted line in bytes (default "
       << d.max_line << ")\n"
       << "  --max-queue N           bytes queued for one client before it is "

@@ -49,6 +49,10 @@ struct server_options
   double idle_tolerance = 0.0;
   std::size_t max_connections = 100000;
   std::size_t threads = 1;
+  // io_contexts, each run by one thread of its own (--contexts): a connection
+  // lives on one of them, its timers in that context's wheel. 1: one context
+  // run by --threads threads. The two are not combined.
+  std::size_t contexts = 1;
   std::size_t max_line = 1024;  // bytes, not counting the '\n' (or "\r\n")
   std::size_t max_queue =
       256 * 1024;  // bytes queued for one client before it is cut off

@@ -8,8 +8,11 @@
 #   example/keepalive_chat/run_demo.sh BUILD_DIR
 #
 # Environment overrides: DEMO_CONNECTIONS (10000), DEMO_ACTIVE (5% of them),
-# DEMO_IDLE (3s), DEMO_TICK (10ms), DEMO_THREADS (1), DEMO_TIMERS (wheel: the
-# server's --timers, a session's timers; steady or steady-lazy to compare).
+# DEMO_IDLE (3s), DEMO_TICK (10ms), DEMO_THREADS (1: threads running the one
+# io_context), DEMO_CONTEXTS (1: io_contexts of one thread each, the other shape
+# on several cores; not with DEMO_THREADS), DEMO_TIMERS (wheel: the server's
+# --timers, a session's timers; steady or steady-lazy to compare). It prints the
+# shape it ran ("shape: 2 contexts, 1 thread each" or "shape: 1 context, 2 threads").
 set -euo pipefail
 
 build_dir=${1:?usage: run_demo.sh BUILD_DIR}
@@ -18,14 +21,22 @@ active=${DEMO_ACTIVE:-$((connections / 20))}
 idle=${DEMO_IDLE:-3s}
 tick=${DEMO_TICK:-10ms}
 threads=${DEMO_THREADS:-1}
+contexts=${DEMO_CONTEXTS:-1}
 timers=${DEMO_TIMERS:-wheel}
 script=run_demo.sh
 # shellcheck source=script_support.sh
 source "$(dirname "$0")/script_support.sh"
 raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
-start_server --idle-timeout "$idle" --tick "$tick" --threads "$threads" \
+start_server --idle-timeout "$idle" --tick "$tick" --threads "$threads" --contexts "$contexts" \
   --max-connections $((connections + 100)) --timers "$timers"
-echo "server pid $server_pid $first_line (idle timeout $idle, tick $tick, $threads thread(s), --timers $timers)"
+if [[ $contexts -gt 1 ]]; then
+  shape="$contexts contexts, 1 thread each"
+else
+  shape="1 context, $threads thread"
+  if [[ $threads -gt 1 ]]; then shape+=s; fi
+fi
+echo "server pid $server_pid $first_line (idle timeout $idle, tick $tick, --timers $timers)"
+echo "shape: $shape"
 echo "load client: $connections connections, $active of them chatting"
 
 client_status=0

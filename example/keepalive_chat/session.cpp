@@ -78,8 +78,10 @@ bool is_valid_utf8(std::string_view s)
 
 }  // namespace
 
-session::session(boost::asio::ip::tcp::socket socket, chat_server& server)
-  : strand_(socket.get_executor()), socket_(std::move(socket)), server_(server),
+session::session(boost::asio::ip::tcp::socket socket, chat_server& server,
+    std::size_t context_index)
+  : strand_(socket.get_executor()), context_index_(context_index),
+    socket_(std::move(socket)), server_(server),
     timers_(server.options().timers), idle_timer_(strand_, timers_),
     write_timer_(strand_, timers_),
     // Idle time counts from the accept, not from when start() gets to run.

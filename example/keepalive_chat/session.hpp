@@ -31,7 +31,9 @@
 //
 // All of a session's handlers run on its strand (socket and both timers use the
 // strand as executor), so with --threads > 1 no session state needs a lock.
-// With one thread the "strand" is the io_context's executor itself.
+// With one thread the "strand" is the io_context's executor itself; with
+// --contexts, the executor of the context the session was accepted onto, run
+// by that context's one thread, whose wheel holds both timers.
 #pragma once
 
 #include "chat_server.hpp"
@@ -54,8 +56,10 @@ class session : public std::enable_shared_from_this<session>
 public:
   using clock = std::chrono::steady_clock;
 
-  // socket's executor must be a strand, or the io_context's executor if only one thread runs it.
-  session(boost::asio::ip::tcp::socket socket, chat_server& server);
+  // socket's executor must be a strand, or the io_context's executor if only one thread runs it;
+  // context_index: which of the server's contexts that is (--contexts).
+  session(boost::asio::ip::tcp::socket socket, chat_server& server,
+      std::size_t context_index);
 
   // Each of these must run on the session's strand (post/dispatch to strand()).
   void start();  // join the room, welcome, arm timers, read
@@ -65,6 +69,7 @@ public:
   void resume_input();  // the room's fan-out caught up: read again
 
   const boost::asio::any_io_executor& strand() const { return strand_; }
+  std::size_t context_index() const { return context_index_; }
 
 private:
   enum class state
@@ -99,6 +104,7 @@ private:
   void close_now();
 
   boost::asio::any_io_executor strand_;
+  const std::size_t context_index_;
   boost::asio::ip::tcp::socket socket_;
   chat_server& server_;
   const timer_kind timers_;  // --timers

@@ -21,6 +21,29 @@
 #define ASIO_WHEEL_TEST_BENCH_BENCH_SUPPORT_HPP
 
 #include <boost/asio/detail/concurrency_hint.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/version.hpp>
+
+// The peer at its best (doc/benchmarks.md, "steady_timer tuned"): from Asio
+// 1.36.0 (Boost 1.89) a context's config sets steady_timer's heap reserve
+// (timer.heap_reserve, read by deadline_timer_service) and whether the epoll
+// reactor arms a timerfd (reactor.use_timerfd); both are read from
+// config_from_string, which arrives with the config service in 1.33.0
+// (include/asio_wheel/detail/config.hpp) but without these two keys before
+// 1.36.0. The one gate of the benchmarks on the Asio version.
+#if BOOST_ASIO_VERSION >= 103600
+# define ASIO_WHEEL_BENCH_TUNED_PEER 1
+# include <boost/asio/config.hpp>
+#endif
+
+// Callgrind's client requests, which the callgrind_*.sh scripts use to count one side of a
+// run: no-ops where valgrind's header is not installed.
+#if __has_include(<valgrind/callgrind.h>)
+# include <valgrind/callgrind.h>
+#else
+# define CALLGRIND_ZERO_STATS
+# define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
+#endif
 
 #include <sys/resource.h>
 #include <time.h>
@@ -35,6 +58,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#ifndef ASIO_WHEEL_BENCH_PROGRAM_SUFFIX
+# define ASIO_WHEEL_BENCH_PROGRAM_SUFFIX ""
+#endif
 
 namespace bench {
 
@@ -100,6 +127,61 @@ inline options parse_options(int argc, char** argv)
 inline int concurrency_hint_for(int threads)
 {
   return threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT;
+}
+
+/// The tuned steady_timer's context configuration for @p n timers: the heap
+/// reserved for all of them up front, the reactor's timeouts through
+/// epoll_wait's own rather than a timerfd, and the concurrency hint of
+/// concurrency_hint_for(threads). One line a key, as config_from_string
+/// reads them; tuned_peer_label() is how the tables print it.
+inline std::string tuned_peer_config(std::size_t n, int threads = 1)
+{
+  std::string config =
+      "timer.heap_reserve=" + std::to_string(n) + "\nreactor.use_timerfd=0\n";
+  if (threads == 1)
+    config += "scheduler.concurrency_hint=1\n";
+  return config;
+}
+
+/// The configuration printed beside the tuned peer's figures.
+inline std::string tuned_peer_label()
+{
+  return "timer.heap_reserve=N, reactor.use_timerfd=false";
+}
+
+/// Whether this build has the tuned peer (Asio 1.36.0 or later).
+constexpr bool has_tuned_peer()
+{
+#if defined(ASIO_WHEEL_BENCH_TUNED_PEER)
+  return true;
+#else
+  return false;
+#endif
+}
+
+/// The Asio the program was built against, "Boost.Asio 1.37.0", for the
+/// budget rows of a build that has the tuned peer.
+inline std::string asio_version_label()
+{
+  return "Boost.Asio " + std::to_string(BOOST_ASIO_VERSION / 100000) + "."
+      + std::to_string(BOOST_ASIO_VERSION / 100 % 1000) + "."
+      + std::to_string(BOOST_ASIO_VERSION % 100);
+}
+
+/// A context for @p threads threads (io_context(1) for one): as Asio ships
+/// it when @p tuned_for is 0, else configured by tuned_peer_config(tuned_for)
+/// (only where has_tuned_peer(); elsewhere @p tuned_for must be 0).
+inline boost::asio::io_context make_context(
+    int threads, std::size_t tuned_for = 0)
+{
+#if defined(ASIO_WHEEL_BENCH_TUNED_PEER)
+  if (tuned_for)
+    return boost::asio::io_context{
+        boost::asio::config_from_string{tuned_peer_config(tuned_for, threads)}};
+#else
+  (void)tuned_for;
+#endif
+  return boost::asio::io_context{concurrency_hint_for(threads)};
 }
 
 /// Calls @p run (e.g. io.run_for) on @p threads threads, this one included,
@@ -279,8 +361,12 @@ inline std::string size_label(std::size_t n)
 class report
 {
 public:
+  /// @p program names the report; a build of the same program against
+  /// another Asio (test/bench/CMakeLists.txt: the *_newer_asio programs)
+  /// defines ASIO_WHEEL_BENCH_PROGRAM_SUFFIX, which is appended.
   report(std::string program, const options& opts)
-    : program_(std::move(program)), opts_(opts)
+    : program_(std::move(program) + ASIO_WHEEL_BENCH_PROGRAM_SUFFIX),
+      opts_(opts)
   {}
 
   /// One measured figure, e.g. ("W1", "wheel_timer", 100000, "ns_per_rearm", 21.5).

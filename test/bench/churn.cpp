@@ -63,13 +63,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#if __has_include(<valgrind/callgrind.h>)
-# include <valgrind/callgrind.h>
-#else
-# define CALLGRIND_ZERO_STATS
-# define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
-#endif
-
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -108,11 +101,13 @@ struct counting_handler
 template <class Timer>
 struct timer_fleet
 {
-  boost::asio::io_context io{1};
+  boost::asio::io_context io;
   wait_counts counts;
   std::vector<Timer> timers;
 
-  explicit timer_fleet(std::size_t n)
+  /// @p tuned: on the tuned steady_timer's context (bench_support.hpp).
+  explicit timer_fleet(std::size_t n, bool tuned = false)
+    : io(bench::make_context(1, tuned ? n : 0))
   {
     timers.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -457,6 +452,7 @@ int main(int argc, char** argv)
         warm_extend, warm_wheel;
   };
   std::vector<row> rows;
+  std::vector<double> tuned_by_n;  // the tuned steady_timer's W1, by size
 
   for (std::size_t n : sizes)
   {
@@ -466,6 +462,21 @@ int main(int argc, char** argv)
         warm_extend, warm_wheel;
     std::vector<double> steady_w1_wall, wheel_w1_wall, idiom_w2_wall,
         extend_w2_wall, wheel_w2_wall, floor_wall;
+    // The tuned steady_timer's W1, where the Asio has it.
+    std::vector<double> tuned_w1, tuned_w1_wall;
+    if (bench::has_tuned_peer())
+    {
+      timer_fleet<boost::asio::steady_timer> fleet(n, true);
+      measure_w1(fleet, "steady_timer_tuned", n, rearms, reps, report, tuned_w1,
+          tuned_w1_wall);
+      report.check(fleet.counts.succeeded == 0,
+          "steady_timer_tuned W1: no 30 s wait completed during the run");
+      tuned_by_n.push_back(bench::median(tuned_w1));
+      report.measure(
+          "W1", "steady_timer_tuned", n, "ns_per_rearm", tuned_by_n.back());
+      report.measure("W1", "steady_timer_tuned", n, "wall_ns_per_rearm",
+          bench::median(tuned_w1_wall));
+    }
     {
       timer_fleet<boost::asio::steady_timer> fleet(n);
       measure_w1(fleet, "steady_timer", n, rearms, reps, report, steady_w1,
@@ -613,9 +624,31 @@ int main(int argc, char** argv)
       "of every cache line of the connection (timer) object\n",
       sizeof(idiom_connection), sizeof(timer_sized));
 
-  for (const row& r : rows)
+  if (bench::has_tuned_peer())
   {
-    const std::string at = " at N=" + bench::size_label(r.n);
+    std::printf("\nW1 against steady_timer_tuned: steady_timer on a context "
+                "configured with %s (%s)\n%8s %10s %10s %10s %8s %8s\n",
+        bench::tuned_peer_label().c_str(), bench::asio_version_label().c_str(),
+        "N", "steady W1", "tuned W1", "wheel W1", ":steady", ":tuned");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+    {
+      const row& r = rows[i];
+      std::printf("%8s %10.1f %10.1f %10.1f %8.3f %8.3f\n",
+          bench::size_label(r.n).c_str(), r.steady_w1, tuned_by_n[i],
+          r.wheel_w1, r.wheel_w1 / r.steady_w1, r.wheel_w1 / tuned_by_n[i]);
+      report.measure("W1", "wheel_timer", r.n, "cpu_ratio_to_steady_tuned",
+          r.wheel_w1 / tuned_by_n[i]);
+    }
+    report.note("tuned_peer", bench::tuned_peer_label());
+  }
+  // A build with the tuned peer names its Asio in its rows (run_all.sh runs
+  // both builds).
+  const std::string asio =
+      bench::has_tuned_peer() ? " (" + bench::asio_version_label() + ")" : "";
+  for (std::size_t i = 0; i < rows.size(); ++i)
+  {
+    const row& r = rows[i];
+    const std::string at = " at N=" + bench::size_label(r.n) + asio;
     // Both budgets are set at 100k and 1M.
     if (!opts.smoke && r.n < 100000)
       continue;
@@ -623,6 +656,9 @@ int main(int argc, char** argv)
         r.wheel_w1 / r.steady_w1, 1.0 / 3, "");
     report.budget("W2", "W2 wheel extend_after : steady_timer idiom" + at,
         r.extend_w2 / r.idiom_w2, 1.0, "");
+    if (bench::has_tuned_peer())
+      report.budget("W1", "W1 wheel:steady_timer tuned ns per re-arm" + at,
+          r.wheel_w1 / tuned_by_n[i], 1.0 / 3, bench::tuned_peer_label());
   }
   report.note("rearms_per_rep", std::to_string(rearms));
   report.note("reps", std::to_string(reps));

@@ -183,11 +183,14 @@ struct memory_result
   std::size_t handlers_ran = 0;
 };
 
+/// @p tuned: on the tuned steady_timer's context (bench_support.hpp), whose
+/// heap reserve for N is allocated with the context's first timer, inside
+/// the count.
 template <class Timer>
-memory_result measure_memory(std::size_t n)
+memory_result measure_memory(std::size_t n, bool tuned = false)
 {
   memory_result r;
-  boost::asio::io_context io{1};
+  boost::asio::io_context io = bench::make_context(1, tuned ? n : 0);
   std::size_t handlers_ran = 0;
   std::vector<Timer> timers;
   timers.reserve(n);  // the vector's storage is sizeof(Timer) per timer
@@ -243,7 +246,11 @@ int main(int argc, char** argv)
       "W5 memory: bytes per timer with one pending wait\n"
       "= sizeof(timer) + heap growth / N (heap from mallinfo2: arena + mmap,\n"
       "Asio's aligned_alloc'd operations and malloc headers included)\n\n");
-  std::printf("%6s %-13s %9s %14s %12s %14s %8s\n", "N", "impl", "sizeof",
+  if (bench::has_tuned_peer())
+    std::printf("steady_timer_tuned: steady_timer on a context configured "
+                "with %s (%s)\n\n",
+        bench::tuned_peer_label().c_str(), bench::asio_version_label().c_str());
+  std::printf("%6s %-18s %9s %14s %12s %14s %8s\n", "N", "impl", "sizeof",
       "op-new B/timer", "heap B/timer", "total B/timer", "ratio");
 
   for (std::size_t n : sizes)
@@ -251,11 +258,18 @@ int main(int argc, char** argv)
     const memory_result steady = measure_memory<boost::asio::steady_timer>(n);
     const memory_result wheel = measure_memory<asio_wheel::wheel_timer>(n);
     const double ratio = wheel.bytes_per_timer / steady.bytes_per_timer;
-    for (auto [impl, r] :
-        {std::pair{"steady_timer", steady}, std::pair{"wheel_timer", wheel}})
+    std::vector<std::pair<const char*, memory_result>> sides{
+        {"steady_timer", steady}, {"wheel_timer", wheel}};
+    memory_result tuned;
+    if (bench::has_tuned_peer())
+    {
+      tuned = measure_memory<boost::asio::steady_timer>(n, true);
+      sides.insert(sides.begin() + 1, {"steady_timer_tuned", tuned});
+    }
+    for (auto [impl, r] : sides)
     {
       const bool is_wheel = std::string(impl) == "wheel_timer";
-      std::printf("%6s %-13s %9zu %14.1f %12.1f %14.1f %8s\n",
+      std::printf("%6s %-18s %9zu %14.1f %12.1f %14.1f %8s\n",
           bench::size_label(n).c_str(), impl, r.timer_object_bytes,
           r.operator_new_per_timer, r.malloc_per_timer, r.bytes_per_timer,
           is_wheel ? std::to_string(ratio).substr(0, 5).c_str() : "");
@@ -273,10 +287,31 @@ int main(int argc, char** argv)
               + " W5: the heap grew with the pending waits (the count works)");
     }
     // The budget sets the ratio at 100k and 1M (1k shows the fixed share).
+    // A build with the tuned peer names its Asio in its rows (run_all.sh
+    // runs both builds).
+    const std::string asio =
+        bench::has_tuned_peer() ? " (" + bench::asio_version_label() + ")" : "";
+    if (bench::has_tuned_peer())
+    {
+      std::printf("%6s %-18s %s\n", "", "  : tuned",
+          std::to_string(wheel.bytes_per_timer / tuned.bytes_per_timer)
+              .substr(0, 5)
+              .c_str());
+      report.measure("W5", "wheel_timer", n, "bytes_ratio_to_steady_tuned",
+          wheel.bytes_per_timer / tuned.bytes_per_timer);
+    }
     if (opts.smoke || n >= 100000)
+    {
       report.budget("W5",
-          "W5 wheel:steady bytes per timer at N=" + bench::size_label(n), ratio,
-          2.0 / 3, "");
+          "W5 wheel:steady bytes per timer at N=" + bench::size_label(n) + asio,
+          ratio, 2.0 / 3, "");
+      if (bench::has_tuned_peer())
+        report.budget("W5",
+            "W5 wheel:steady_timer tuned bytes per timer at N="
+                + bench::size_label(n) + asio,
+            wheel.bytes_per_timer / tuned.bytes_per_timer, 2.0 / 3,
+            bench::tuned_peer_label());
+    }
   }
 
   const std::int64_t fixed = measure_service_fixed_bytes();
@@ -287,7 +322,13 @@ int main(int argc, char** argv)
       static_cast<double>(fixed));
   report.check(
       fixed > 0, "W5: creating the service grew the heap (the count works)");
-  report.budget("W5", "W5 wheel_timer_service fixed bytes (default options)",
+  if (bench::has_tuned_peer())
+    report.note("tuned_peer", bench::tuned_peer_label());
+  report.budget("W5",
+      "W5 wheel_timer_service fixed bytes (default options)"
+          + std::string(bench::has_tuned_peer()
+                  ? " (" + bench::asio_version_label() + ")"
+                  : ""),
       static_cast<double>(fixed), 128 * 1024, "128 KiB");
   return report.finish();
 }

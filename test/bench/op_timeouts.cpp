@@ -90,13 +90,6 @@
 # define OP_TIMEOUTS_HAS_ASIO_CANCEL_AFTER 1
 #endif
 
-#if __has_include(<valgrind/callgrind.h>)
-# include <valgrind/callgrind.h>
-#else
-# define CALLGRIND_ZERO_STATS
-# define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
-#endif
-
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/resource.h>

@@ -2,7 +2,7 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (W1-W11) at full size, merges their
+# Runs every benchmark of test/bench (W1-W12) at full size, merges their
 # JSON reports into OUT_DIR/results.json together with a description of the
 # machine, writes and prints OUT_DIR/summary.md (the tables of
 # doc/benchmarks.md, including the budgets that compare programs: the wheel
@@ -28,7 +28,9 @@
 # half of it under callgrind; skipped when the examples are turned off; its
 # server is built in BUILD_DIR/websocket_w11 against the Boost 1.90 Asio,
 # Beast and Core trees of scripts/asio-trees when they are there, for a Beast
-# (1.82 or later) that routes the websocket's own timer); longer with a fresh
+# (1.82 or later) that routes the websocket's own timer), plus about 3 minutes
+# for W12 (w12_cores.sh: W1 and the keepalive chat server on W12_CORES cores, in
+# the two shapes; skipped when the examples are turned off); longer with a fresh
 # build. W8 runs
 # with --share-sockets: where
 # the open-file limit cannot be raised to N, it puts several reads on each
@@ -64,6 +66,17 @@ fi
 # W8 against a Boost.Asio that has asio::cancel_after (test/bench/CMakeLists.txt).
 if grep -q '^ASIO_WHEEL_BENCH_NEWER_ASIO_INCLUDE_DIR:[^=]*=.' "$cache"; then
   targets="$targets bench_op_timeouts_newer_asio"
+fi
+# W13, the condition-variable idiom (parked.cpp); and, against the newer Boost.Asio,
+# W1, W3, W5, W10 and W13 beside the tuned steady_timer (timer.heap_reserve=N,
+# reactor.use_timerfd=0: test/bench/CMakeLists.txt), about 15 minutes more.
+targets="$targets bench_parked"
+programs="$programs bench_parked"
+if grep -q '^ASIO_WHEEL_BENCH_NEWER_ASIO_INCLUDE_DIR:[^=]*=.' "$cache"; then
+  for p in churn storm memory steady_fleet parked; do
+    targets="$targets bench_${p}_newer_asio"
+    programs="$programs bench_${p}_newer_asio"
+  done
 fi
 # shellcheck disable=SC2086
 cmake --build "$build_dir" --parallel 2 --target $targets
@@ -116,6 +129,18 @@ else
   "$script_dir/websocket_w11.sh" "$build_dir/websocket_w11" "$out_dir"
   echo
 fi
+# W12: W1 and the keepalive chat server's CPU per message on W12_CORES cores (default
+# "1 2"), one context per core and one context run by K threads: a script of its own
+# (bench_cores, the chat server and its client); writes w12_cores.json and
+# w12_cores_summary.md.
+if grep -q '^ASIO_WHEEL_BUILD_EXAMPLES:BOOL=OFF' "$cache"; then
+  echo "== w12_cores (W12): $build_dir has the examples turned off, skipped"
+  rm -f "$out_dir/w12_cores.json" "$out_dir/w12_cores_summary.md"
+else
+  echo "== w12_cores (W12)"
+  "$script_dir/w12_cores.sh" "$build_dir" "$out_dir"
+  echo
+fi
 # The budgets held by instructions (doc/benchmarks.md#budgets), under callgrind: W8's
 # (each W8 program), the Beast stream's pair (W8, W9) and W9's 5 % (the HTTP example).
 # Each script writes a JSON report of its budgets, merged below as the programs' are.
@@ -164,7 +189,7 @@ revision=$(revision)
   printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
     "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
   first=1
-  for entry in $programs http_wrk websocket_w11 $callgrind_reports; do
+  for entry in $programs http_wrk websocket_w11 w12_cores $callgrind_reports; do
     name=$(report_name "$entry")
     [ -f "$out_dir/$name.json" ] || continue
     [ $first -eq 1 ] || printf ',\n'
@@ -393,6 +418,60 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
   if [ -f "$out_dir/websocket_w11_summary.md" ]; then
     # W11's tables without its own budget table (the rows are in the one below).
     sed '/^| verdict |/,$d' "$out_dir/websocket_w11_summary.md"
+  fi
+  if [ -f "$out_dir/w12_cores_summary.md" ]; then
+    # W12's table without its own budget table (the rows are in the one below).
+    sed '/^| verdict |/,$d' "$out_dir/w12_cores_summary.md"
+  fi
+  # W13 and the tuned peer (the *_newer_asio programs): their own tables.
+  echo "#### W13 the condition-variable idiom: N timers parked at time_point::max(), one cancel() of a random one per event, its handler parking it again (median of 3 x 1M events)"
+  echo
+  echo "| Asio | N | implementation | CPU ns per event | CPU : steady_timer's | bytes per parked timer | bytes : steady_timer's |"
+  echo "|---|---:|---|---:|---:|---:|---:|"
+  for prog in parked parked_newer_asio; do
+    records=$(grep "\"program\":\"$prog\"" "$out_dir/results.json" || true)
+    [ -n "$records" ] || continue
+    asio=$(printf '%s\n' "$records" | grep '"key":"asio_version"' \
+      | sed 's/.*"value":"Boost.Asio \([^"]*\)".*/\1/' | head -n 1)
+    for n in 10000 100000; do
+      steady_ns=$(printf '%s\n' "$records" | pick_measurement W13 steady_timer $n ns_per_event)
+      steady_b=$(printf '%s\n' "$records" | pick_measurement W13 steady_timer $n bytes_per_timer)
+      for impl in steady_timer steady_timer_tuned wheel_timer; do
+        ns=$(printf '%s\n' "$records" | pick_measurement W13 $impl $n ns_per_event)
+        [ "$ns" != - ] || continue
+        b=$(printf '%s\n' "$records" | pick_measurement W13 $impl $n bytes_per_timer)
+        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$asio" "$(label $n)" "$impl" "$(fmt "$ns")" \
+          "$(awk -v a="$ns" -v b="$steady_ns" 'BEGIN { printf "%.3f", a / b }')" "$(fmt "$b")" \
+          "$(awk -v a="$b" -v b="$steady_b" 'BEGIN { printf "%.3f", a / b }')"
+      done
+    done
+  done
+  echo
+  if grep -q '"program":"[a-z_]*_newer_asio".*"key":"tuned_peer"' "$out_dir/results.json"; then
+    tuned_label=$(grep '"key":"tuned_peer"' "$out_dir/results.json" | sed 's/.*"value":"\([^"]*\)".*/\1/' | head -n 1)
+    echo "#### The peer at its best: the wheel against steady_timer tuned ($tuned_label), Boost.Asio of the newer tree"
+    echo
+    echo "| workload | N | steady_timer | steady_timer tuned | wheel_timer | wheel : steady_timer | wheel : tuned |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    # tuned_row PROGRAM WORKLOAD N METRIC TITLE
+    tuned_row() {
+      records=$(grep "\"program\":\"$1\"" "$out_dir/results.json" || true)
+      s=$(printf '%s\n' "$records" | pick_measurement "$2" steady_timer "$3" "$4")
+      t=$(printf '%s\n' "$records" | pick_measurement "$2" steady_timer_tuned "$3" "$4")
+      w=$(printf '%s\n' "$records" | pick_measurement "$2" wheel_timer "$3" "$4")
+      [ "$s" != - ] && [ "$t" != - ] && [ "$w" != - ] || return 0
+      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$5" "$(label "$3")" "$(fmt "$s")" "$(fmt "$t")" "$(fmt "$w")" \
+        "$(awk -v a="$w" -v b="$s" 'BEGIN { printf "%.3f", a / b }')" \
+        "$(awk -v a="$w" -v b="$t" 'BEGIN { printf "%.3f", a / b }')"
+    }
+    for n in 1000 100000 1000000; do tuned_row churn_newer_asio W1 $n ns_per_rearm "W1 CPU ns per re-arm"; done
+    for n in 100000 1000000; do tuned_row storm_newer_asio W3 $n cpu_ms "W3 CPU ms"; done
+    for n in 1000 100000 1000000; do tuned_row memory_newer_asio W5 $n bytes_per_timer "W5 bytes per timer"; done
+    for t in 30s 5min 1h; do
+      for n in 10000 100000 1000000; do tuned_row steady_fleet_newer_asio "W10_$t" $n cpu_ms_per_s "W10 T=$t CPU ms per s"; done
+    done
+    for n in 10000 100000; do tuned_row parked_newer_asio W13 $n ns_per_event "W13 CPU ns per event"; done
+    echo
   fi
   echo "#### Budgets"
   echo

@@ -109,13 +109,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#if __has_include(<valgrind/callgrind.h>)
-# include <valgrind/callgrind.h>
-#else
-# define CALLGRIND_ZERO_STATS
-# define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
-#endif
-
 #include <dlfcn.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -374,11 +367,12 @@ template <class Timer>
 side_result run_side(const std::string& label, std::size_t n,
     clock_type::duration period, clock_type::duration warmup,
     clock_type::duration window,
-    double tolerance = 0.0)  // of period, for each wheel timer
+    double tolerance = 0.0,  // of period, for each wheel timer
+    bool tuned = false)  // the tuned steady_timer's context (bench_support.hpp)
 {
   constexpr bool is_wheel = is_wheel_v<Timer>;
   side_result result;
-  boost::asio::io_context io{1};
+  boost::asio::io_context io = bench::make_context(1, tuned ? n : 0);
   fleet<Timer> f;
   if constexpr (is_wheel)
     f.tick = std::chrono::ceil<clock_type::duration>(
@@ -646,7 +640,7 @@ int main(int argc, char** argv)
             "by an interposed epoll_wait"
           : "voluntary context switches (no epoll reactor)",
       load_before.c_str());
-  std::printf("%5s %5s %-13s %9s %10s %10s %9s %9s %9s %9s %9s %8s %7s\n", "N",
+  std::printf("%5s %5s %-18s %9s %10s %10s %9s %9s %9s %9s %9s %8s %7s\n", "N",
       "T", "impl", "CPU ms/s", "wakeups/s", "wheel/s", "expiries", "expected",
       "p99 ms", "max ms", "touches", "preempt", "arm ms");
 
@@ -682,6 +676,7 @@ int main(int argc, char** argv)
     side_result steady, wheel, tolerant, idiom;
     bool sparse = false;
     std::vector<double> run_ratios;  // precise wheel : steady_timer CPU
+    side_result tuned{};  // the tuned steady_timer, where the Asio has it
   };
   std::vector<cell> cells;
   const auto run_start = clock_type::now();
@@ -702,8 +697,8 @@ int main(int argc, char** argv)
             cell_label + "wheel_timer" + suffix, n, period, warmup, window);
       };
       // Back to back, the order rotating from cell to cell.
-      const std::function<void()> sides[] = {[&] { run_steady(c.steady, ""); },
-          [&] { run_wheel(c.wheel, ""); },
+      std::vector<std::function<void()>> sides = {
+          [&] { run_steady(c.steady, ""); }, [&] { run_wheel(c.wheel, ""); },
           [&] {
             c.tolerant = run_side<asio_wheel::wheel_timer>(
                 cell_label + "wheel_1/64T", n, period, warmup,
@@ -713,7 +708,13 @@ int main(int argc, char** argv)
             c.idiom = run_side<idiom_connection>(
                 cell_label + "steady_idiom", n, period, warmup, window);
           }};
-      constexpr std::size_t side_count = std::size(sides);
+      if (bench::has_tuned_peer())
+        sides.emplace_back([&] {
+          c.tuned = run_side<boost::asio::steady_timer>(
+              cell_label + "steady_timer_tuned", n, period, warmup, window, 0.0,
+              true);
+        });
+      const std::size_t side_count = sides.size();
       for (std::size_t k = 0; k < side_count; ++k)
         sides[(cell_index + k) % side_count]();
       ++cell_index;
@@ -748,13 +749,15 @@ int main(int argc, char** argv)
       const std::string tl = period_label(period);
       const std::string wl = "W10_" + tl;
       const std::string where = "N=" + bench::size_label(n) + ", T=" + tl;
-      for (auto [impl, r] : {std::pair{"steady_timer", c.steady},
-               std::pair{"wheel_timer", c.wheel},
-               std::pair{"wheel_1/64T", c.tolerant},
-               std::pair{"steady_idiom", c.idiom}})
+      std::vector<std::pair<const char*, side_result>> results{
+          {"steady_timer", c.steady}, {"wheel_timer", c.wheel},
+          {"wheel_1/64T", c.tolerant}, {"steady_idiom", c.idiom}};
+      if (bench::has_tuned_peer())
+        results.emplace_back("steady_timer_tuned", c.tuned);
+      for (auto [impl, r] : results)
       {
         const bool wheel = r.wakeups_per_s >= 0;
-        std::printf("%5s %5s %-13s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f "
+        std::printf("%5s %5s %-18s %9.3f %10.1f %10s %9llu %9.1f %9.3f %9.3f "
                     "%9s %8ld %7.0f\n",
             bench::size_label(n).c_str(), tl.c_str(), impl, r.cpu_ms_per_s,
             r.loop_wakeups_per_s,
@@ -829,6 +832,21 @@ int main(int argc, char** argv)
           ? c.wheel.cpu_ms_per_s / c.steady.cpu_ms_per_s
           : 0;
       report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady", ratio);
+      if (bench::has_tuned_peer() && c.tuned.cpu_ms_per_s > 0)
+      {
+        report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady_tuned",
+            c.wheel.cpu_ms_per_s / c.tuned.cpu_ms_per_s);
+        report.measure(wl, "wheel_1/64T", n, "cpu_ratio_to_steady_tuned",
+            c.tolerant.cpu_ms_per_s / c.tuned.cpu_ms_per_s);
+        report.measure(wl, "wheel_1/64T", n, "wakeup_ratio_to_steady_tuned",
+            c.tuned.loop_wakeups_per_s > 0
+                ? c.tolerant.loop_wakeups_per_s / c.tuned.loop_wakeups_per_s
+                : 0);
+        report.measure(wl, "steady_timer_tuned", n, "cpu_ratio_to_steady",
+            c.steady.cpu_ms_per_s > 0
+                ? c.tuned.cpu_ms_per_s / c.steady.cpu_ms_per_s
+                : 0);
+      }
       if (c.sparse)
       {
         report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady_median",
@@ -916,6 +934,26 @@ int main(int argc, char** argv)
       [&](const cell& c) {
         return ratio(c.wheel.cpu_ms_per_s, c.idiom.cpu_ms_per_s);
       });
+  if (bench::has_tuned_peer())
+  {
+    std::printf("\nsteady_timer_tuned: steady_timer on a context configured "
+                "with %s (%s), one run a cell\n",
+        bench::tuned_peer_label().c_str(), bench::asio_version_label().c_str());
+    print_table("wheel_timer : steady_timer_tuned CPU per second of real time",
+        [&](const cell& c) {
+          return ratio(c.wheel.cpu_ms_per_s, c.tuned.cpu_ms_per_s);
+        });
+    print_table("steady_timer_tuned : steady_timer CPU per second of real "
+                "time",
+        [&](const cell& c) {
+          return ratio(c.tuned.cpu_ms_per_s, c.steady.cpu_ms_per_s);
+        });
+    print_table("wheel_timer with tolerance 1/64 T : steady_timer_tuned CPU "
+                "per second",
+        [&](const cell& c) {
+          return ratio(c.tolerant.cpu_ms_per_s, c.tuned.cpu_ms_per_s);
+        });
+  }
   print_table("wheel_timer with tolerance 1/64 T : steady_timer CPU per second",
       [&](const cell& c) {
         return ratio(c.tolerant.cpu_ms_per_s, c.steady.cpu_ms_per_s);
@@ -961,10 +999,14 @@ int main(int argc, char** argv)
         ? c.n == sizes.back() && c.period == periods.front()
         : c.n == 1000000 && c.period == clock_type::duration(30s);
   };
+  // A build with the tuned peer names its Asio in its rows (run_all.sh runs
+  // both builds).
+  const std::string asio =
+      bench::has_tuned_peer() ? " (" + bench::asio_version_label() + ")" : "";
   for (const cell& c : cells)
   {
-    const std::string where =
-        " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
+    const std::string where = " at N=" + bench::size_label(c.n)
+        + ", T=" + period_label(c.period) + asio;
     const double cpu = ratio(c.wheel.cpu_ms_per_s, c.steady.cpu_ms_per_s);
     if (is_dense_cell(c))
       report.budget("W10", "W10 wheel:steady CPU per s" + where + " (1:3)", cpu,
@@ -976,21 +1018,42 @@ int main(int argc, char** argv)
           bench::median(c.run_ratios), 1.10, "");
     else
       report.budget("W10", "W10 wheel:steady CPU per s" + where, cpu, 1.0, "");
+    if (!bench::has_tuned_peer())
+      continue;
+    // Against the tuned steady_timer: the same limits, from one run a cell
+    // (the sparse cells' too).
+    const double tuned = ratio(c.wheel.cpu_ms_per_s, c.tuned.cpu_ms_per_s);
+    if (is_dense_cell(c))
+      report.budget("W10",
+          "W10 wheel:steady_timer tuned CPU per s" + where + " (1:3)", tuned,
+          1.0 / 3, bench::tuned_peer_label());
+    report.budget("W10",
+        "W10 wheel:steady_timer tuned CPU per s" + where
+            + (c.sparse ? ", sparse, one run" : ""),
+        tuned, c.sparse ? 1.10 : 1.0, bench::tuned_peer_label());
   }
   for (const cell& c : cells)
   {
     const std::string where = " at N=" + bench::size_label(c.n)
-        + ", T=" + period_label(c.period) + ", tolerance 1/64 T";
+        + ", T=" + period_label(c.period) + ", tolerance 1/64 T" + asio;
     report.budget("W10", "W10 wheel:steady wakeups per s" + where,
         ratio(c.tolerant.loop_wakeups_per_s, c.steady.loop_wakeups_per_s),
         1.0 / 10, "");
     report.budget("W10", "W10 wheel:steady CPU per s" + where,
         ratio(c.tolerant.cpu_ms_per_s, c.steady.cpu_ms_per_s), 1.0 / 5, "");
+    if (!bench::has_tuned_peer())
+      continue;
+    report.budget("W10", "W10 wheel:steady_timer tuned wakeups per s" + where,
+        ratio(c.tolerant.loop_wakeups_per_s, c.tuned.loop_wakeups_per_s),
+        1.0 / 10, bench::tuned_peer_label());
+    report.budget("W10", "W10 wheel:steady_timer tuned CPU per s" + where,
+        ratio(c.tolerant.cpu_ms_per_s, c.tuned.cpu_ms_per_s), 1.0 / 5,
+        bench::tuned_peer_label());
   }
   for (const cell& c : cells)
   {
-    const std::string where =
-        " at N=" + bench::size_label(c.n) + ", T=" + period_label(c.period);
+    const std::string where = " at N=" + bench::size_label(c.n)
+        + ", T=" + period_label(c.period) + asio;
     report.budget("W10", "W10 wheel touches per arm" + where,
         c.wheel.touches_per_arm, wheel_levels + 1, "levels + 1");
   }
@@ -1010,6 +1073,8 @@ int main(int argc, char** argv)
   report.note("wheel_levels", std::to_string(wheel_levels));
   report.note("tick_ns", std::to_string(wheel_opts.tick.count()));
   report.note("slots", std::to_string(wheel_opts.slots));
+  if (bench::has_tuned_peer())
+    report.note("tuned_peer", bench::tuned_peer_label());
   report.note("load_average_before", load_before);
   report.note("load_average_after", load_after);
   report.note("run_s", fixed(run_s, 1));

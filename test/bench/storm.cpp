@@ -101,10 +101,11 @@ struct storm_handler
 
 template <class Timer>
 storm_result run_storm(std::size_t n, std::chrono::milliseconds spread,
-    double late_ms, int threads)
+    double late_ms, int threads, bool tuned = false)
 {
   storm_result result;
-  boost::asio::io_context io{bench::concurrency_hint_for(threads)};
+  // tuned: the tuned steady_timer's context (bench_support.hpp).
+  boost::asio::io_context io = bench::make_context(threads, tuned ? n : 0);
   std::vector<Timer> timers;
   timers.reserve(n);
   std::vector<std::int64_t> lateness_ns(n, 0);
@@ -237,6 +238,10 @@ int main(int argc, char** argv)
       static_cast<long long>(spread.count()), tick_ms, wheel_opts.slots,
       wheel_opts.max_completions_per_slice, reps, opts.threads,
       opts.threads == 1 ? ", io_context(1)" : ", default concurrency hint");
+  if (bench::has_tuned_peer())
+    std::printf("steady_timer_tuned: steady_timer on a context configured "
+                "with %s (%s)\n\n",
+        bench::tuned_peer_label().c_str(), bench::asio_version_label().c_str());
 
   const std::vector<double> loop_latency =
       measure_loop_wakeup_latency(opts.smoke ? 20 : 1000);
@@ -254,18 +259,21 @@ int main(int argc, char** argv)
       "lateness_p99_ms", loop_p99);
   const bool loop_latency_is_low = loop_p99 < 0.5;
 
-  std::printf("%6s %-13s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", "N", "impl",
+  std::printf("%6s %-18s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", "N", "impl",
       "CPU ms", "wall ms", "early", "p50 ms", "p99 ms", "max ms", "late runs",
       "longest", "wakeups");
   for (std::size_t n : sizes)
   {
-    std::vector<storm_result> steady, wheel;
+    std::vector<storm_result> steady, wheel, steady_tuned;
     for (int rep = 0; rep < reps; ++rep)
     {
       steady.push_back(run_storm<boost::asio::steady_timer>(
           n, spread, lateness_budget_ms, opts.threads));
       wheel.push_back(run_storm<asio_wheel::wheel_timer>(
           n, spread, lateness_budget_ms, opts.threads));
+      if (bench::has_tuned_peer())
+        steady_tuned.push_back(run_storm<boost::asio::steady_timer>(
+            n, spread, lateness_budget_ms, opts.threads, true));
     }
     auto summarize = [&](const char* impl,
                          const std::vector<storm_result>& rs) {
@@ -309,11 +317,11 @@ int main(int argc, char** argv)
       const double late_runs = bench::median(runs);
       const double longest_late_run = bench::median(longest);
       std::printf(
-          "%6s %-13s %9.1f %9.1f %7zu %9.3f %9.3f %9.3f %9.0f %9.2f %9s\n",
+          "%6s %-18s %9.1f %9.1f %7zu %9.3f %9.3f %9.3f %9.0f %9.2f %9s\n",
           bench::size_label(n).c_str(), impl, m.cpu_ms, m.wall_ms, m.early,
           m.lateness_p50_ms, m.lateness_p99_ms, m.lateness_max_ms, late_runs,
           longest_late_run,
-          std::string(impl) == "steady_timer"
+          std::string(impl).rfind("steady_timer", 0) == 0
               ? "-"
               : std::to_string(m.wakeups).c_str());
       report.measure(wl, impl, n, "late_runs", late_runs);
@@ -330,18 +338,34 @@ int main(int argc, char** argv)
     const storm_result w = summarize("wheel_timer", wheel);
     report.measure(
         wl, "wheel_timer", n, "wakeups", static_cast<double>(w.wakeups));
+    storm_result st;
+    if (bench::has_tuned_peer())
+    {
+      st = summarize("steady_timer_tuned", steady_tuned);
+      report.measure(wl, "wheel_timer", n, "cpu_ratio_to_steady_tuned",
+          w.cpu_ms / st.cpu_ms);
+    }
+    report.measure(
+        wl, "wheel_timer", n, "cpu_ratio_to_steady", w.cpu_ms / s.cpu_ms);
 
     const std::string at = " at N=" + bench::size_label(n)
         + (opts.threads == 1
                 ? ""
                 : ", " + std::to_string(opts.threads) + " threads");
-    report.budget(
-        wl, "W3 wheel:steady CPU" + at, w.cpu_ms / s.cpu_ms, 1.0 / 7, "");
-    report.budget(wl, "W3 wheel early completions" + at,
+    // A build with the tuned peer names its Asio in its rows (run_all.sh
+    // runs both builds).
+    const std::string asio =
+        bench::has_tuned_peer() ? " (" + bench::asio_version_label() + ")" : "";
+    report.budget(wl, "W3 wheel:steady CPU" + at + asio, w.cpu_ms / s.cpu_ms,
+        1.0 / 7, "");
+    if (bench::has_tuned_peer())
+      report.budget(wl, "W3 wheel:steady_timer tuned CPU" + at + asio,
+          w.cpu_ms / st.cpu_ms, 1.0 / 7, bench::tuned_peer_label());
+    report.budget(wl, "W3 wheel early completions" + at + asio,
         static_cast<double>(w.early), 0, "count");
     // The lateness budget holds only on a machine whose own wakeup latency
     // is low (p99 under 0.5 ms): a loop that wakes late makes every timer late.
-    report.budget(wl, "W3 wheel p99 lateness ms" + at, w.lateness_p99_ms,
+    report.budget(wl, "W3 wheel p99 lateness ms" + at + asio, w.lateness_p99_ms,
         lateness_budget_ms,
         loop_latency_is_low ? "tick + 1 ms"
                             : "tick + 1 ms; not applied: this machine's wakeup "
@@ -352,6 +376,8 @@ int main(int argc, char** argv)
       "\nlate runs: runs of consecutive expiries later than tick + 1 ms;"
       " longest: the expiry span (ms) of the longest run\n");
   report.note("spread_ms", std::to_string(spread.count()));
+  if (bench::has_tuned_peer())
+    report.note("tuned_peer", bench::tuned_peer_label());
   report.note("threads", std::to_string(opts.threads));
   report.note("wheel_tick_ns", std::to_string(wheel_opts.tick.count()));
   return report.finish();

@@ -135,6 +135,21 @@ BOOST_AUTO_TEST_CASE(stats_reports_connections_and_wheel_stats)
   BOOST_TEST(stats.at("pending_waits") == 4u);
 }
 
+BOOST_AUTO_TEST_CASE(stats_sum_the_wheels_of_every_context)
+{
+  // Four sessions handed to three contexts in turn (two on the first): the
+  // pending waits of all three wheels, not only the first one's (4).
+  server_process server({"--contexts", "3", "--idle-timeout", "30s"});
+  line_client a(server.port()), b(server.port()), c(server.port());
+  a.read_welcome();
+  b.read_welcome();
+  c.read_welcome();
+  const auto stats = query_stats(server.port());  // the fourth session
+  BOOST_TEST(stats.at("connections") == 4u);
+  BOOST_TEST(stats.at("pending_waits") == 8u);
+  BOOST_TEST(stats.at("timers_in_wheel") == 8u);
+}
+
 BOOST_AUTO_TEST_CASE(newcomer_gets_the_last_100_messages_in_order)
 {
   server_process server({});
@@ -581,6 +596,23 @@ BOOST_AUTO_TEST_CASE(sigint_with_four_threads_exits_zero)
   BOOST_TEST(*status == 0);
 }
 
+BOOST_AUTO_TEST_CASE(sigint_with_three_contexts_exits_zero)
+{
+  // Two clients, on the first two contexts; the third context has no
+  // connection and must stop all the same.
+  server_process server({"--contexts", "3"});
+  line_client alice(server.port()), bob(server.port());
+  alice.read_welcome();
+  bob.read_welcome();
+  server.process().send_signal(SIGINT);
+  expect_line(alice, "BYE server-shutdown");
+  expect_line(bob, "BYE server-shutdown");
+  const auto status = server.process().wait_for_exit(5000ms);
+  BOOST_TEST_REQUIRE(
+      status.has_value(), "the server did not exit within 5 s of SIGINT");
+  BOOST_TEST(*status == 0);
+}
+
 BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag)
 {
   const std::vector<std::vector<std::string>> cases = {
@@ -590,6 +622,10 @@ BOOST_AUTO_TEST_CASE(bad_flag_values_exit_2_with_one_line_naming_the_flag)
       {"--tick", "5parsecs"},
       {"--port", "70000"},
       {"--threads", "0"},
+      {"--contexts", "0"},
+      {"--contexts", "many"},
+      // One shape or the other: N contexts of one thread, or one of N threads.
+      {"--contexts", "2", "--threads", "2"},
       {"--bind", "nowhere"},
       {"--max-connections", "-1"},
       {"--max-line", "12x"},
@@ -636,19 +672,22 @@ BOOST_AUTO_TEST_CASE(help_lists_every_flag_and_exits_zero)
   const auto status = server.wait_for_exit(5000ms);
   BOOST_TEST_REQUIRE(status.has_value());
   BOOST_TEST(*status == 0);
-  for (const char* flag : {"--bind", "--port", "--idle-timeout", "--tick",
-           "--idle-tolerance", "--write-timeout", "--max-connections",
-           "--threads", "--max-line", "--max-queue", "--timers", "--help"})
+  for (const char* flag :
+      {"--bind", "--port", "--idle-timeout", "--tick", "--idle-tolerance",
+          "--write-timeout", "--max-connections", "--threads", "--contexts",
+          "--max-line", "--max-queue", "--timers", "--help"})
     BOOST_TEST(out.find(flag) != std::string::npos,
         "--help does not mention " << flag);
 }
 
-BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol)
+// Every member sees every other member's messages, each sender's in order,
+// and idle kicks still work, with the server's threads given by `shape`.
+void check_the_same_protocol(const std::vector<std::string>& shape)
 {
-  // Sessions on strands over four threads: every member sees every other
-  // member's messages, each sender's in order, and idle kicks still work.
-  server_process server(
-      {"--threads", "4", "--idle-timeout", "1s", "--tick", "10ms"});
+  std::vector<std::string> args = shape;
+  for (const char* a : {"--idle-timeout", "1s", "--tick", "10ms"})
+    args.emplace_back(a);
+  server_process server(args);
   constexpr int members = 6, messages_each = 20;
   std::vector<std::unique_ptr<line_client>> clients;
   for (int i = 0; i < members; ++i)
@@ -684,35 +723,74 @@ BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol)
   BOOST_TEST(ms_since(silent.connect_started(), clock_type::now()) >= 1000.0);
 }
 
+BOOST_AUTO_TEST_CASE(four_threads_serve_the_same_protocol)
+{
+  // Sessions on strands over four threads of one context.
+  check_the_same_protocol({"--threads", "4"});
+}
+
+BOOST_AUTO_TEST_CASE(three_contexts_serve_the_same_protocol)
+{
+  // Six members handed to three contexts in turn, each context on its own
+  // thread: every broadcast crosses from the first context (the room's
+  // fan-out) to the other two.
+  check_the_same_protocol({"--contexts", "3"});
+}
+
+// Runs the load client (300 connections, 30 of them chatting, two idle
+// periods) against a server started with server_args, and checks that it
+// passed: every silent connection closed within [idle, idle + tick + 100 ms],
+// PINGs never early, no active one lost. Returns its summary.
+std::string check_load_client_passes(
+    const std::vector<std::string>& server_args)
+{
+  std::vector<std::string> args = server_args;
+  for (const char* a : {"--idle-timeout", "1s", "--tick", "10ms"})
+    args.emplace_back(a);
+  server_process server(args);
+  child_process load(KEEPALIVE_CHAT_LOAD,
+      {"--port", std::to_string(server.port()), "--connections", "300",
+          "--active", "30", "--messages", "3", "--periods", "2"});
+  const auto status = load.wait_for_exit(60000ms);
+  const std::string summary = load.read_rest_of_stdout(1000ms);
+  BOOST_TEST_MESSAGE(summary);
+  BOOST_TEST_REQUIRE(
+      status.has_value(), "the load client did not finish within 60 s");
+  BOOST_TEST(*status == 0, "load client summary:\n" << summary);
+  BOOST_TEST(summary.find("kicked: 270 of 270 silent") != std::string::npos);
+  BOOST_TEST(summary.find("survived: 30 of 30 active") != std::string::npos);
+  BOOST_TEST(summary.find("result: PASS") != std::string::npos);
+  return summary;
+}
+
 BOOST_AUTO_TEST_CASE(load_client_passes_against_the_server)
 {
-  // Its checks (every silent connection closed within [idle, idle + tick +
-  // 100 ms], PINGs never early, no active one lost), with each kind of
-  // session timer.
+  // With each kind of session timer.
   for (const char* timers : {"wheel", "steady", "steady-lazy"})
-  {
     BOOST_TEST_CONTEXT("--timers " << timers)
     {
-      server_process server(
-          {"--idle-timeout", "1s", "--tick", "10ms", "--timers", timers});
-      child_process load(KEEPALIVE_CHAT_LOAD,
-          {"--port", std::to_string(server.port()), "--connections", "300",
-              "--active", "30", "--messages", "3", "--periods", "2"});
-      const auto status = load.wait_for_exit(60000ms);
-      const std::string summary = load.read_rest_of_stdout(1000ms);
-      BOOST_TEST_MESSAGE(summary);
-      BOOST_TEST_REQUIRE(
-          status.has_value(), "the load client did not finish within 60 s");
-      BOOST_TEST(*status == 0, "load client summary:\n" << summary);
-      BOOST_TEST(
-          summary.find("kicked: 270 of 270 silent") != std::string::npos);
-      BOOST_TEST(
-          summary.find("survived: 30 of 30 active") != std::string::npos);
-      BOOST_TEST(summary.find("result: PASS") != std::string::npos);
+      const std::string summary =
+          check_load_client_passes({"--timers", timers});
       BOOST_TEST(summary.find("server timers: " + std::string(timers) + " ")
           != std::string::npos);
     }
-  }
+}
+
+BOOST_AUTO_TEST_CASE(load_client_passes_in_both_shapes_on_two_cores)
+{
+  // The same checks with the server on two threads: one context run by two
+  // threads (sessions on strands), and two contexts of one thread each.
+  const std::vector<std::vector<std::string>> shapes = {
+      {"--threads", "2"}, {"--contexts", "2"}};
+  for (const auto& shape : shapes)
+    for (const char* timers : {"wheel", "steady"})
+      BOOST_TEST_CONTEXT(shape[0] << " " << shape[1] << " --timers " << timers)
+      {
+        std::vector<std::string> args = shape;
+        args.emplace_back("--timers");
+        args.emplace_back(timers);
+        check_load_client_passes(args);
+      }
 }
 
 // A deliberately wrong server for the load client: it claims a 1 s idle
