@@ -11,15 +11,16 @@ figures of that run after a marker line
     <!-- figures: budget one; budget two; ... -->
 
 naming, in order, the budgets whose measured values the block below it (the lines up to the
-next blank line: a table, a paragraph) gives: the block's decimal numbers (0.416, 1.04e+05),
-in their order, must be those values, written as the table writes them. A figure the run does
+next blank line: a table, a paragraph) gives: the block's decimal numbers (0.416, 1.04e+05;
+not a version such as "Beast 1.82"), in their order, must be those values, written as the table writes them. A figure the run does
 not have, a block with more or fewer numbers than its marker names, or a marker naming no
 budget of the table fails the check, which says where and why.
 """
 import re
 import sys
 
-NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
+# A figure: a decimal number, not a version of Asio, Beast or Boost.
+NUMBER = re.compile(r"(?<![\w.])(?<!Asio )(?<!Beast )(?<!Boost )\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
 MARKER = re.compile(r"^<!-- figures: (.*) -->\s*$")
 ROW = re.compile(r"^\| (?:PASS|MISS|-) \| (.+?) \| ([^|]+?) \| [^|]+ \|\s*$")
 
