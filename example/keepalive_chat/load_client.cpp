@@ -6,10 +6,12 @@
 // --connections connections to the server; --active of them chat (a heartbeat
 // every idle/3, now and then a broadcast message), the rest stay silent. It
 // checks the server's idle policy from the outside:
-//   - every silent connection gets PING at idle/2 and "BYE idle-timeout" within
-//     [idle, idle + tick + tolerance + slack] of the moment we started connecting
-//     it (the server's clock for it cannot start earlier, so "early" is a real
-//     bug; tolerance is the server's --idle-tolerance times idle, 0 without one),
+//   - every silent connection gets PING at idle/2 and "BYE idle-timeout" no
+//     sooner than idle after the moment we started connecting it (the server's
+//     clock for it cannot start earlier, so "early" is a real bug) and no later
+//     than idle + tick + tolerance + slack after its WELCOME came (nor can the
+//     clock start later); tolerance is the server's --idle-tolerance times idle,
+//     0 without one,
 //   - no active connection is closed; each ends with /quit after --periods idle periods.
 // It prints a summary (connections, kicked, survived, lateness p50/p99/max, the
 // server's wheel stats from /stats) and exits 1 if any check failed, 2 on bad flags.
