@@ -15,7 +15,8 @@
 // and closes); 0, the reader, when the client left.
 //
 // doc/timeouts.md shows the regions between the "//! [read_lines]" and the "//! [session]"
-// lines; the test doc_snippets fails if the document and a region differ. Built where the Asio has experimental/awaitable_operators.hpp (Asio 1.19, Boost 1.77,
+// lines, README.md the session; the test doc_snippets fails if a document and its region
+// differ. Built where the Asio has experimental/awaitable_operators.hpp (Asio 1.19, Boost 1.77,
 // and later: example/timeouts/CMakeLists.txt).
 //
 // Usage: idle_coroutine [--port P] [--idle-ms MS] [--check]

@@ -12,17 +12,30 @@ figures of that run after a marker line
 
 naming, in order, the budgets whose measured values the block below it (the lines up to the
 next blank line: a table, a paragraph) gives: the block's decimal numbers (0.416, 1.04e+05;
-not a version such as "Beast 1.82"), in their order, must be those values, written as the table writes them. A figure the run does
-not have, a block with more or fewer numbers than its marker names, or a marker naming no
-budget of the table fails the check, which says where and why.
+not a version such as "Beast 1.82"), in their order, must be those values, written as the
+table writes them or rounded to fewer decimals (0.42 for 0.416). A figure the run does not
+have, a block with more or fewer numbers than its marker names, or a marker naming no budget
+of the table fails the check, which says where and why.
 """
 import re
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 
 # A figure: a decimal number, not a version of Asio, Beast or Boost.
 NUMBER = re.compile(r"(?<![\w.])(?<!Asio )(?<!Beast )(?<!Boost )\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
 MARKER = re.compile(r"^<!-- figures: (.*) -->\s*$")
 ROW = re.compile(r"^\| (?:PASS|MISS|-) \| (.+?) \| ([^|]+?) \| [^|]+ \|\s*$")
+
+
+def same(value, figure):
+    """Whether the page's figure is the run's value, as written or rounded to the figure's
+    decimals (half up: 0.655 is 0.66)."""
+    if value == figure:
+        return True
+    if "e" in figure or "e" in value:
+        return False
+    places = Decimal(1).scaleb(-len(figure.split(".")[1]))
+    return Decimal(value).quantize(places, rounding=ROUND_HALF_UP) == Decimal(figure)
 
 
 def measured(results_path):
@@ -61,7 +74,7 @@ def check(root, page, values):
                           f"the marker names {len(names)}")
             continue
         for n, figure in zip(names, found):
-            if n in values and values[n] != figure:
+            if n in values and not same(values[n], figure):
                 errors.append(f"{where}: '{n}' is {values[n]} in the run, the page says {figure}")
     return markers, errors
 
