@@ -33,7 +33,6 @@
 
 # include <asio_wheel/detail/asio_forward.hpp>
 # include <asio_wheel/detail/asio_operation.hpp>
-# include <asio_wheel/detail/time_add.hpp>
 # if defined(ASIO_WHEEL_ASIO_HAS_CANCELLATION_SLOT)
 #  include <asio_wheel/detail/timed_cancel_op.hpp>
 # endif
@@ -182,10 +181,9 @@ public:
   /// The deadline of an operation starting now.
   time_point deadline() const
   {
-    return relative_
-        ? detail::add_saturated<detail::chrono_time_traits<Clock, WaitTraits>>(
-            Clock::now(), after_)
-        : at_;
+    return relative_ ? detail::chrono_time_traits<Clock, WaitTraits>::add(
+               Clock::now(), after_)
+                     : at_;
   }
 
   /// How late the timeout may fire, in @p service's ticks: the tolerance

@@ -23,7 +23,6 @@
 # include <asio_wheel/detail/asio_forward.hpp>
 # include <asio_wheel/detail/asio_operation.hpp>
 # include <asio_wheel/detail/prefetch.hpp>
-# include <asio_wheel/detail/time_add.hpp>
 # include <asio_wheel/wheel_timer_service.hpp>
 
 # include <chrono>
@@ -229,7 +228,7 @@ public:
     // The clock first: it must not wait for the timer's lines to arrive.
     const time_point now = time_traits::now();
     return service().expires_at(
-        impl(), detail::add_saturated<time_traits>(now, expiry_time), now);
+        impl(), time_traits::add(now, expiry_time), now);
   }
 
   /// Moves the expiry of the pending waits to @p expiry_time without
@@ -252,7 +251,7 @@ public:
     // The clock first: it must not wait for the timer's lines to arrive.
     const time_point now = time_traits::now();
     return service().reschedule_at(
-        impl(), detail::add_saturated<time_traits>(now, expiry_time), now);
+        impl(), time_traits::add(now, expiry_time), now);
   }
 
   /// Extends the expiry to @p expiry_time: the timer's waits, pending and
@@ -290,8 +289,8 @@ public:
   /// read and a store.
   void extend_after(const duration& expiry_time)
   {
-    service_type::extend_at(impl(),
-        detail::add_saturated<time_traits>(time_traits::now(), expiry_time));
+    service_type::extend_at(
+        impl(), time_traits::add(time_traits::now(), expiry_time));
   }
 
   /// Sets how late this timer's waits may complete: up to @p tolerance

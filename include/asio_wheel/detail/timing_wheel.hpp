@@ -212,8 +212,7 @@ public:
   /// when nothing else is due within a revolution.
   tick_type next_due_after(tick_type after) const noexcept
   {
-    const tick_type t = due_in_next_slot(after);
-    return t != never_tick ? t : search_due_after(after);
+    return search_due_after(after);
   }
 
   /// Processes all ticks up to and including @p to. For each entry filed at
@@ -336,57 +335,8 @@ private:
 
   // The earliest slot the pass must walk next, at position_ (the levels at
   // or below cursor_) or later, and at or before target_: false if none.
-  // Its usual answers inline, exactly as next_slot_of_pass gives them: with
-  // no upper slot's block begun by target_ (upper_floor_, the usual case,
-  // skips the upper levels), the first occupied level-0 slot from
-  // position_, if it lies after target_ (none: the pass is done) or holds a
-  // minimum due by then (walk it). A slot of later rounds only, or a search
-  // that wraps round the slot array, is next_slot_of_pass's.
-  bool next_slot(tick_type& tick, unsigned& level) noexcept
-  {
-    if (upper_floor_ > target_)
-    {
-      if (position_ > target_)
-        return false;
-      const std::size_t start = static_cast<std::size_t>(position_) & mask_;
-      const std::size_t s = next_occupied(start);
-      if (s != npos)
-      {
-        const tick_type t = position_ + static_cast<tick_type>(s - start);
-        if (t > target_)
-          return false;
-        if (slots_[s].min_filed <= target_)
-        {
-          tick = t;
-          level = 0;
-          return true;
-        }
-      }
-    }
-    return next_slot_of_pass(tick, level);
-  }
-  ASIO_WHEEL_DECL bool next_slot_of_pass(
-      tick_type& tick, unsigned& level) noexcept;
+  ASIO_WHEEL_DECL bool next_slot(tick_type& tick, unsigned& level) noexcept;
 
-  // next_due_after's usual answer, exactly as search_due_after gives it,
-  // or never_tick where that must search: the first occupied level-0 slot
-  // after `after` holds a minimum due in this revolution (the slot's first
-  // tick after `after`: nothing in a later slot comes earlier), and no
-  // upper slot's block begins before it (upper_floor_): inline, the usual
-  // search for the reactor's deadline.
-  tick_type due_in_next_slot(tick_type after) const noexcept
-  {
-    const tick_type base = after + 1;
-    const std::size_t start = static_cast<std::size_t>(base) & mask_;
-    const std::size_t s = next_occupied(start);
-    if (s == npos)
-      return never_tick;
-    const tick_type m = slots_[s].min_filed;
-    const tick_type position = base + static_cast<tick_type>(s - start);
-    return m > after && m <= position && m <= upper_floor_ && m < max_tick
-        ? m
-        : never_tick;
-  }
   // next_due_after, by a search of every level.
   ASIO_WHEEL_DECL tick_type search_due_after(tick_type after) const noexcept;
   // The first tick at or after `from` at which the pass must walk an upper
@@ -407,7 +357,7 @@ private:
   std::uint64_t upper_occupied_[upper_levels] = {};
   // At or before the start of the block, at its level, of every occupied
   // upper slot's minimum; so no upper slot is walked, nor holds a tick,
-  // before it. link() lowers it; next_slot_of_pass() raises it by a scan
+  // before it. link() lowers it; next_slot() raises it by a scan
   // only when it falls within a pass. Both searches skip the upper levels
   // while it lies beyond what they look for: most wakeups then look at
   // level 0 only.

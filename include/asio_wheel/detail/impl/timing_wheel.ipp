@@ -221,7 +221,7 @@ tick_type timing_wheel::upper_floor_of_slots() const noexcept
   return floor;
 }
 
-bool timing_wheel::next_slot_of_pass(tick_type& tick, unsigned& level) noexcept
+bool timing_wheel::next_slot(tick_type& tick, unsigned& level) noexcept
 {
   tick_type best = never_tick;
   unsigned best_level = 0;
