@@ -2,10 +2,11 @@
 // Distributed under the Boost Software License, Version 1.0. (See the
 // accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
 
-// websocket_chat_server: parses the flags, configures the timing wheel with --tick (for
-// --timers wheel), prints "listening on ADDRESS:PORT" as its first line (scripts and tests
-// read the port from it), and runs the server on one thread until SIGINT/SIGTERM has said
-// goodbye to every client.
+// websocket_chat_server: parses the flags, configures the timing wheel of each context with
+// --tick (for --timers wheel), prints "listening on ADDRESS:PORT" as its first line (scripts
+// and tests read the port from it), and runs until SIGINT/SIGTERM has said goodbye to every
+// client: one io_context on --threads threads, or --contexts io_contexts of one thread each,
+// every one with its own wheel.
 #include "server.hpp"
 
 #include "common/flags.hpp"
@@ -13,11 +14,71 @@
 
 #include <asio_wheel/make_wheel_service.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace websocket_chat;
+using wheel_service = asio_wheel::wheel_timer::service_type;
+
+// The wheels' counters summed over the contexts, their lateness the worst one's: the whole
+// server's. stats() takes the service's lock, so one context's thread may read another's.
+asio_wheel::wheel_stats sum_stats(const std::vector<wheel_service*>& services)
+{
+  asio_wheel::wheel_stats s{};
+  for (const wheel_service* service : services)
+  {
+    const asio_wheel::wheel_stats c = service->stats();
+    s.timers_in_wheel += c.timers_in_wheel;
+    s.pending_waits += c.pending_waits;
+    s.wakeups += c.wakeups;
+    s.empty_wakeups += c.empty_wakeups;
+    s.waits_expired += c.waits_expired;
+    s.waits_cancelled += c.waits_cancelled;
+    s.timeouts_withdrawn += c.timeouts_withdrawn;
+    s.lazy_refilings += c.lazy_refilings;
+    s.round_revisits += c.round_revisits;
+    s.cascades += c.cascades;
+    s.wakeups_saved += c.wakeups_saved;
+    s.clock_steps_back += c.clock_steps_back;
+    s.max_lateness = std::max(s.max_lateness, c.max_lateness);
+  }
+  return s;
+}
+
+// Runs the server on its contexts: the first on this thread (inside listen_and_run, after
+// the listening line), each other on a thread of its own.
+template <class Server>
+int run(const std::string& program,
+    const std::vector<net::io_context*>& contexts, Server& server,
+    const server_options& options)
+{
+  if (contexts.size() == 1)
+    return example_common::listen_and_run(program, *contexts.front(), server,
+        options.bind_address, options.port, options.threads);
+  // The other contexts hold the server's work guards until the shutdown begins, so they run
+  // until then whether or not a connection has come to them yet.
+  std::vector<std::thread> runners;
+  for (std::size_t i = 1; i < contexts.size(); ++i)
+    runners.emplace_back([io = contexts[i]] { io->run(); });
+  const int status = example_common::listen_and_run(program, *contexts.front(),
+      server, options.bind_address, options.port, 1);
+  if (status != 0)  // it could not listen: nothing will begin a shutdown
+    for (net::io_context* io : contexts)
+      io->stop();
+  for (std::thread& t : runners)
+    t.join();
+  return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv)
 {
-  using namespace websocket_chat;
   const std::string program = "websocket_chat_server";
   server_options options;
   if (const auto exit_status =
@@ -26,24 +87,34 @@ int main(int argc, char** argv)
     return *exit_status;
   example_common::raise_open_files_limit();
 
-  net::io_context io(1);
+  // options.contexts > 1 implies one thread each (options.cpp refuses both).
+  std::vector<std::unique_ptr<net::io_context>> owned;
+  std::vector<net::io_context*> contexts;
+  for (std::size_t i = 0; i < options.contexts; ++i)
+  {
+    owned.push_back(
+        std::make_unique<net::io_context>(static_cast<int>(options.threads)));
+    contexts.push_back(owned.back().get());
+  }
   if (options.timers == timer_mode::beast || options.timers == timer_mode::off)
   {
-    chat_server<beast::tcp_stream> server(io, options, nullptr);
-    return example_common::listen_and_run(
-        program, io, server, options.bind_address, options.port, 1);
+    chat_server<beast::tcp_stream> server(contexts, options, nullptr);
+    return run(program, contexts, server, options);
   }
-  // Before the first timer on this context: the wheel of every routed timer
+  // Before the first timer on each context: the wheel of every routed timer
   // (they are timers of steady_clock with Asio's wait traits: wheel_timer's).
-  asio_wheel::wheel_options wheel;
-  wheel.tick = options.tick;
-  auto& service = asio_wheel::make_wheel_service(io, wheel);
+  std::vector<wheel_service*> services;
+  for (net::io_context* io : contexts)
+  {
+    asio_wheel::wheel_options wheel;
+    wheel.tick = options.tick;
+    services.push_back(&asio_wheel::make_wheel_service(*io, wheel));
+  }
   if (!websocket_timer_routed)
     std::cerr << program << ": note: Beast " << BOOST_BEAST_VERSION
               << " keeps websocket::stream's timer a steady_timer whatever the "
                  "executor; Beast 1.82 (347) and later route it to the wheel\n";
   chat_server<routed_stream> server(
-      io, options, [&service] { return service.stats(); });
-  return example_common::listen_and_run(
-      program, io, server, options.bind_address, options.port, 1);
+      contexts, options, [services] { return sum_stats(services); });
+  return run(program, contexts, server, options);
 }

@@ -88,6 +88,10 @@ server_options parse_server_options(int argc, char** argv)
         }
         else if (flag == "--max-connections")
           o.max_connections = parse_count(flag, value, 1, 10'000'000);
+        else if (flag == "--threads")
+          o.threads = parse_count(flag, value, 1, 256);
+        else if (flag == "--contexts")
+          o.contexts = parse_count(flag, value, 1, 256);
         else if (flag == "--max-message")
           o.max_message = parse_count(flag, value, 16, 1 << 20);
         else if (flag == "--max-queue")
@@ -104,6 +108,12 @@ server_options parse_server_options(int argc, char** argv)
         else
           throw usage_error(flag + ": unknown flag (see --help)");
       });
+  // The two shapes of a server on several cores, one or the other: N contexts of one thread
+  // each, or one context run by N threads.
+  if (o.contexts > 1 && o.threads > 1)
+    throw usage_error("--contexts: runs one thread per context, so it does not "
+                      "combine with --threads "
+        + std::to_string(o.threads) + " (use one or the other)");
   if (timed(o))
   {
     // Beast pings at half the idle timeout: both halves must be at least a tick.
@@ -156,6 +166,14 @@ std::string server_usage(const std::string& program)
       << "  --max-connections N     refuse connections beyond this many "
          "(default "
       << d.max_connections << ")\n"
+      << "  --threads N             threads running the io_context, a strand "
+         "per session (default "
+      << d.threads << ")\n"
+      << "  --contexts N            io_contexts, one thread each; a "
+         "connection and its timers live\n"
+      << "                          on one of them, handed out in turn "
+         "(default "
+      << d.contexts << "; not with --threads)\n"
       << "  --max-message N         largest message accepted, in bytes "
          "(default "
       << d.max_message << ")\n"

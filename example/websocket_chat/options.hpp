@@ -47,6 +47,12 @@ struct server_options
   // them (benchmark W11's floor for the routed stream; --timers off is Beast's).
   bool no_timeouts = false;
   std::size_t max_connections = 100000;
+  // Threads running the one io_context (--threads); above 1, each session on a strand.
+  std::size_t threads = 1;
+  // io_contexts, each run by one thread of its own (--contexts): a connection lives on one
+  // of them, its timers in that context's wheel. 1: one context run by --threads threads.
+  // The two are not combined.
+  std::size_t contexts = 1;
   std::size_t max_message = 4096;  // bytes; Beast's read_message_max
   std::size_t max_queue =
       256 * 1024;  // bytes queued for one client before it is cut off

@@ -5,6 +5,7 @@
 // The chat room: names, history, broadcast and its fan-out, /who and /stats.
 #include "room.hpp"
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
@@ -40,36 +41,63 @@ long long ms(std::chrono::nanoseconds d)
 
 }  // namespace
 
-chat_room::chat_room(boost::asio::any_io_executor executor,
+chat_room::chat_room(std::vector<boost::asio::any_io_executor> contexts,
     const server_options& o, std::string websocket_timer,
     std::function<asio_wheel::wheel_stats()> wheel_stats)
-  : options(o), executor_(std::move(executor)),
+  : options(o), contexts_(std::move(contexts)), executor_(contexts_.front()),
     websocket_timer_(std::move(websocket_timer)),
     wheel_stats_(std::move(wheel_stats))
 {}
 
+void chat_room::add_session(const std::shared_ptr<member>& m)
+{
+  std::lock_guard lock(mutex_);
+  m->self_ = m;
+  sessions_.insert(m.get());
+}
+
 void chat_room::remove_session(member& m)
 {
-  leave(m);
+  std::lock_guard lock(mutex_);
+  leave_locked(m);
   sessions_.erase(&m);
+}
+
+std::size_t chat_room::sessions() const
+{
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
 }
 
 void chat_room::join(member& m)
 {
-  std::string name;
-  do
-    name = "guest" + std::to_string(next_guest_++);
-  while (members_.count(name) != 0);
-  m.name_ = name;
-  m.joined_ = true;
-  members_.emplace(name, &m);
+  std::vector<shared_text> history;
+  {
+    std::lock_guard lock(mutex_);
+    std::string name;
+    do
+      name = "guest" + std::to_string(next_guest_++);
+    while (members_.count(name) != 0);
+    m.name_ = name;
+    m.joined_ = true;
+    members_.emplace(name, &m);
+    history.assign(history_.begin(), history_.end());
+  }
+  // On m's executor (its own call), outside the lock: deliver() may cut it off. A message
+  // said after the lock reaches it through the fan-out, which queues behind this handler.
   m.deliver(make_text(
-      "WELCOME " + name + " history=" + std::to_string(history_.size())));
-  for (const shared_text& line : history_)
+      "WELCOME " + m.name_ + " history=" + std::to_string(history.size())));
+  for (const shared_text& line : history)
     m.deliver(line);
 }
 
 void chat_room::leave(member& m)
+{
+  std::lock_guard lock(mutex_);
+  leave_locked(m);
+}
+
+void chat_room::leave_locked(member& m)
 {
   if (!m.joined_)
     return;
@@ -81,6 +109,7 @@ std::string chat_room::rename(member& m, const std::string& name)
 {
   if (!valid_nick(name))
     return "ERR invalid-nick 1 to 32 of A-Z a-z 0-9 _ -";
+  std::lock_guard lock(mutex_);
   if (name == m.name_)
     return "OK nick " + name;
   if (members_.count(name) != 0)
@@ -95,6 +124,7 @@ void chat_room::broadcast(member& from, const std::string& text)
 {
   ++counters.messages;
   const shared_text line = make_text(from.name() + ": " + text);
+  std::lock_guard lock(mutex_);
   history_.push_back(line);
   if (history_.size() > history_limit)
     history_.pop_front();
@@ -102,7 +132,9 @@ void chat_room::broadcast(member& from, const std::string& text)
   message.recipients.reserve(members_.size());
   for (const auto& [name, m] : members_)
     if (m != &from)
-      message.recipients.push_back(m->shared_member());
+      // Empty for a session whose destructor waits for the lock to leave the room.
+      if (std::shared_ptr<member> recipient = m->self_.lock())
+        message.recipients.push_back(std::move(recipient));
   if (message.recipients.empty())
     return;
   // What the pending message holds: the text once, a pointer per recipient.
@@ -118,44 +150,47 @@ void chat_room::broadcast(member& from, const std::string& text)
 
 bool chat_room::pause_if_backlogged(member& talker)
 {
+  std::lock_guard lock(mutex_);
   if (backlog_bytes_ <= backlog_limit)
     return false;
-  paused_talkers_.push_back(talker.shared_member());
+  paused_talkers_.push_back(talker.self_.lock());
   return true;
 }
 
 void chat_room::run_fanout()
 {
-  std::size_t delivered = 0;
-  while (delivered < fanout_batch && !fanouts_.empty())
+  std::vector<delivery> batch;
+  std::vector<std::shared_ptr<member>> resumed;
+  batch.reserve(fanout_batch);
   {
-    fanout& front = fanouts_.front();
-    while (delivered < fanout_batch && front.next < front.recipients.size())
+    std::lock_guard lock(mutex_);
+    while (batch.size() < fanout_batch && !fanouts_.empty())
     {
-      // Moved out: a recipient whose session has otherwise ended is destroyed here, and
-      // leaves the room then (which changes members_, never fanouts_).
-      const std::shared_ptr<member> m =
-          std::move(front.recipients[front.next++]);
-      ++delivered;
-      // A member that left since the message was said (its read failed, /quit, the
-      // server's shutdown): its session is ending, and nothing more is sent to it.
-      if (m->joined_)
-        m->deliver(front.text);
+      fanout& front = fanouts_.front();
+      while (
+          batch.size() < fanout_batch && front.next < front.recipients.size())
+        batch.emplace_back(
+            std::move(front.recipients[front.next++]), front.text);
+      if (front.next == front.recipients.size())
+      {
+        backlog_bytes_ -= front.text->size();
+        fanouts_.pop_front();
+      }
     }
-    if (front.next == front.recipients.size())
-    {
-      backlog_bytes_ -= front.text->size();
-      fanouts_.pop_front();
-    }
+    backlog_bytes_ -= batch.size() * sizeof(std::shared_ptr<member>);
+    if (backlog_bytes_ <= backlog_limit / 2)
+      resumed.swap(paused_talkers_);
   }
-  backlog_bytes_ -= delivered * sizeof(std::shared_ptr<member>);
-  if (backlog_bytes_ <= backlog_limit / 2)
+  // Outside the lock: a recipient whose session has otherwise ended is destroyed with its
+  // delivery, and leaves the room then.
+  deliver_batch(batch);
+  for (std::shared_ptr<member>& talker : resumed)
   {
-    std::vector<std::shared_ptr<member>> resumed;
-    resumed.swap(paused_talkers_);
-    for (const std::shared_ptr<member>& talker : resumed)
-      talker->resume_input();
+    const boost::asio::any_io_executor executor = talker->executor();
+    boost::asio::post(
+        executor, [talker = std::move(talker)] { talker->resume_input(); });
   }
+  std::lock_guard lock(mutex_);
   if (fanouts_.empty())
   {
     fanout_running_ = false;
@@ -165,12 +200,54 @@ void chat_room::run_fanout()
       executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }
 
+void chat_room::deliver_batch(std::vector<delivery>& batch)
+{
+  if (contexts_.size() > 1)
+  {
+    // One handler per context delivers its members' messages on its one thread (in place
+    // for the first context's, which runs this).
+    std::vector<std::vector<delivery>> per_context(contexts_.size());
+    for (delivery& d : batch)
+      per_context[d.first->context()].push_back(std::move(d));
+    for (std::size_t i = 0; i < contexts_.size(); ++i)
+      if (!per_context[i].empty())
+        boost::asio::dispatch(
+            contexts_[i], [deliveries = std::move(per_context[i])] {
+              for (const delivery& d : deliveries)
+                deliver_one(d);
+            });
+  }
+  else if (options.threads > 1)
+    for (delivery& d : batch)
+    {
+      // Queued on the member's strand, in order; the fan-out runs on none of them.
+      const boost::asio::any_io_executor executor = d.first->executor();
+      boost::asio::dispatch(executor, [d = std::move(d)] { deliver_one(d); });
+    }
+  else
+    for (const delivery& d : batch)
+      deliver_one(d);  // one thread: every member's executor is this one
+  batch.clear();
+}
+
+void chat_room::deliver_one(const delivery& d)
+{
+  // A member that left since the message was said (its read failed, /quit, the server's
+  // shutdown): its session is ending, and nothing more is sent to it. Read on the member's
+  // executor, where it left.
+  if (d.first->joined_)
+    d.first->deliver(d.second);
+}
+
 std::string chat_room::who() const
 {
   std::vector<std::string> names;
-  names.reserve(members_.size());
-  for (const auto& entry : members_)
-    names.push_back(entry.first);
+  {
+    std::lock_guard lock(mutex_);
+    names.reserve(members_.size());
+    for (const auto& entry : members_)
+      names.push_back(entry.first);
+  }
   std::sort(names.begin(), names.end());
   std::string line = "WHO count=" + std::to_string(names.size());
   for (std::size_t i = 0; i < names.size() && i < 100; ++i)
@@ -181,10 +258,16 @@ std::string chat_room::who() const
 std::string chat_room::stats_line() const
 {
   const bool timeouts = timed(options);
+  std::size_t connections, members;
+  {
+    std::lock_guard lock(mutex_);
+    connections = sessions_.size();
+    members = members_.size();
+  }
   std::ostringstream out;
-  out << "STATS connections=" << sessions_.size()
-      << " members=" << members_.size() << " accepted=" << counters.accepted
-      << " refused=" << counters.refused << " messages=" << counters.messages
+  out << "STATS connections=" << connections << " members=" << members
+      << " accepted=" << counters.accepted << " refused=" << counters.refused
+      << " messages=" << counters.messages
       << " closed_idle=" << counters.closed_idle
       << " closed_handshake=" << counters.closed_handshake
       << " closed_queue_full=" << counters.closed_queue_full
@@ -223,18 +306,30 @@ void chat_room::log(const std::string& event) const
   char stamp[32];
   std::snprintf(
       stamp, sizeof stamp, "%lld.%06lld", now / 1000000LL, now % 1000000LL);
-  // Flushed: a test reads these lines while the server runs.
-  std::cout << "LOG t=" << stamp << " " << event << std::endl;
+  const std::string line = "LOG t=" + std::string(stamp) + " " + event + "\n";
+  // Whole lines from every thread, flushed: a test reads them while the server runs.
+  std::lock_guard lock(log_mutex_);
+  std::cout << line << std::flush;
 }
 
 void chat_room::shutdown_all()
 {
   stopping_ = true;
-  // shutdown() may end a session at once (one still in its handshake): walk a copy.
-  const std::vector<member*> all(sessions_.begin(), sessions_.end());
-  for (member* m : all)
-    if (sessions_.count(m) != 0)
-      m->shutdown();
+  std::vector<std::pair<std::weak_ptr<member>, boost::asio::any_io_executor>>
+      all;
+  {
+    std::lock_guard lock(mutex_);
+    all.reserve(sessions_.size());
+    for (member* m : sessions_)
+      all.emplace_back(m->self_, m->executor());
+  }
+  // Each on its own executor, and only if it is still there then (one still in its
+  // handshake ends at its shutdown()).
+  for (auto& [weak, executor] : all)
+    boost::asio::post(executor, [weak = std::move(weak)] {
+      if (const std::shared_ptr<member> m = weak.lock())
+        m->shutdown();
+    });
 }
 
 }  // namespace websocket_chat

@@ -13,7 +13,10 @@
 # Environment overrides: DEMO_CONNECTIONS (10000), DEMO_ACTIVE (5% of them), DEMO_IDLE (3s),
 # DEMO_TICK (10ms), DEMO_TIMERS (wheel; beast: Beast's own steady_timers; off: no timeouts,
 # where the client instead holds every connection for DEMO_HOLD, 3s, and expects all to
-# survive), DEMO_STAY (empty; 1: keep the server after the load client until Ctrl-C).
+# survive), DEMO_THREADS (1: threads running the one io_context), DEMO_CONTEXTS (1:
+# io_contexts of one thread each, the other shape on several cores; not with DEMO_THREADS),
+# DEMO_STAY (empty; 1: keep the server after the load client until Ctrl-C). It prints the
+# shape it ran ("shape: 2 contexts, 1 thread each" or "shape: 1 context, 2 threads").
 set -euo pipefail
 
 build_dir=${1:?usage: run_demo.sh BUILD_DIR}
@@ -23,6 +26,8 @@ idle=${DEMO_IDLE:-3s}
 tick=${DEMO_TICK:-10ms}
 timers=${DEMO_TIMERS:-wheel}
 hold=${DEMO_HOLD:-3s}
+threads=${DEMO_THREADS:-1}
+contexts=${DEMO_CONTEXTS:-1}
 stay=${DEMO_STAY:-}
 script=run_demo.sh
 server=$build_dir/example/websocket_chat/websocket_chat_server
@@ -32,8 +37,15 @@ source "$(dirname "$0")/../common/script_support.sh"
 require_built "$server" "$load"
 raise_open_file_limit "$connections" "run as root or lower DEMO_CONNECTIONS"
 start_server --timers "$timers" --idle-timeout "$idle" --tick "$tick" \
-  --max-connections $((connections + 100))
+  --threads "$threads" --contexts "$contexts" --max-connections $((connections + 100))
+if [[ $contexts -gt 1 ]]; then
+  shape="$contexts contexts, 1 thread each"
+else
+  shape="1 context, $threads thread"
+  if [[ $threads -gt 1 ]]; then shape+=s; fi
+fi
 echo "server pid $server_pid $first_line (--timers $timers, idle timeout $idle with keep-alive pings, tick $tick)"
+echo "shape: $shape"
 echo "chat page: http://$address/ (open it in a browser on this machine; DEMO_STAY=1 keeps the server up after the load client)"
 load_flags=(--host "$host" --port "$port" --connections "$connections" --active "$active")
 if [[ $timers == off ]]; then
@@ -48,7 +60,7 @@ client_status=0
 
 if [[ -r /proc/$server_pid/schedstat ]]; then
   awk '{ on_cpu += $1; waiting += $2 }
-       END { printf "server used %.2f s of CPU and waited %.2f s for one (runqueue wait)\n",
+       END { printf "server used %.2f s of CPU and waited %.2f s for one (runqueue wait, all threads)\n",
                     on_cpu / 1e9, waiting / 1e9 }' /proc/"$server_pid"/task/*/schedstat
 fi
 

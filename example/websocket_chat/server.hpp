@@ -13,7 +13,10 @@
 //
 // The acceptor turns connections into sessions (session.hpp), each of which serves the page
 // (http_page.hpp) or becomes a WebSocket; SIGINT/SIGTERM closes it and says goodbye to every
-// client, and run() returns once every session has ended.
+// client, and run() returns once every session has ended. On several cores (main.cpp) the
+// server has one io_context run by --threads threads, each session on a strand, or
+// --contexts io_contexts of one thread each, the acceptor on the first handing the
+// connections to each in turn.
 #pragma once
 
 #include "http_page.hpp"
@@ -21,9 +24,13 @@
 #include "session.hpp"
 
 #include <asio_wheel/wheel_executor.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/version.hpp>
@@ -33,6 +40,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace websocket_chat {
 
@@ -64,14 +72,22 @@ template <class Stream>
 class chat_server
 {
 public:
-  // Throws example_common::usage_error if --page's file cannot be read.
-  chat_server(net::io_context& io, const server_options& options,
+  // @p contexts: one (run by --threads threads), or --contexts of them, each run by its own
+  // thread; the first holds the acceptor, the signals and the room's fan-out. Throws
+  // example_common::usage_error if --page's file cannot be read.
+  chat_server(const std::vector<net::io_context*>& contexts,
+      const server_options& options,
       std::function<asio_wheel::wheel_stats()> wheel_stats)
-    : io_(io), options_(options), page_(load_page(options_)),
-      room_(io.get_executor(), options_, websocket_timer_kind(options),
+    : contexts_(contexts), options_(options), page_(load_page(options_)),
+      room_(executors(contexts), options_, websocket_timer_kind(options),
           std::move(wheel_stats)),
-      acceptor_(io), signals_(io, SIGINT, SIGTERM)
-  {}
+      server_strand_(net::make_strand(*contexts.front())),
+      acceptor_(server_strand_), signals_(server_strand_, SIGINT, SIGTERM)
+  {
+    for (std::size_t i = 1; i < contexts_.size(); ++i)
+      idle_contexts_work_.push_back(
+          net::make_work_guard(contexts_[i]->get_executor()));
+  }
 
   // Binds and listens; returns the endpoint (throws system_error if it cannot).
   tcp::endpoint listen()
@@ -87,35 +103,71 @@ public:
 
   void start()
   {
-    do_accept();
-    signals_.async_wait([this](error_code ec, int) {
-      if (ec)
-        return;
-      error_code ignored;
-      acceptor_.close(ignored);
-      room_.shutdown_all();
+    net::dispatch(server_strand_, [this] {
+      do_accept();
+      signals_.async_wait([this](error_code ec, int) {
+        if (ec)
+          return;
+        error_code ignored;
+        acceptor_.close(ignored);
+        room_.shutdown_all();
+        // The other contexts' run() now ends with their last session.
+        idle_contexts_work_.clear();
+      });
     });
   }
 
 private:
-  void do_accept()
+  static std::vector<net::any_io_executor> executors(
+      const std::vector<net::io_context*>& contexts)
   {
-    acceptor_.async_accept(io_, [this](error_code ec, tcp::socket socket) {
-      if (ec == net::error::operation_aborted || !acceptor_.is_open())
-        return;
-      if (!ec)
-        std::make_shared<session<Stream>>(room_, std::move(socket), page_)
-            ->start();
-      do_accept();  // an error of one connection (EMFILE, say) ends only it
-    });
+    std::vector<net::any_io_executor> result;
+    for (net::io_context* io : contexts)
+      result.push_back(io->get_executor());
+    return result;
   }
 
-  net::io_context& io_;
+  void do_accept()
+  {
+    // The connections go to the contexts in turn, each accepted onto its target's executor,
+    // so the socket, the session and Beast's timers (that context's wheel) all live there.
+    // With --threads > 1 the executor is a strand of its own: a session's handlers never run
+    // at once, different sessions' still run in parallel.
+    const std::size_t target = next_context_;
+    next_context_ = (next_context_ + 1) % contexts_.size();
+    net::io_context& io = *contexts_[target];
+    const net::any_io_executor executor = options_.threads > 1
+        ? net::any_io_executor(net::make_strand(io))
+        : net::any_io_executor(io.get_executor());
+    acceptor_.async_accept(
+        executor, [this, target](error_code ec, tcp::socket socket) {
+          if (ec == net::error::operation_aborted || !acceptor_.is_open())
+            return;
+          if (!ec)
+          {
+            const auto s = std::make_shared<session<Stream>>(
+                room_, std::move(socket), page_, target);
+            room_.add_session(s);
+            net::dispatch(s->executor(), [s] { s->start(); });
+          }
+          do_accept();  // an error of one connection (EMFILE, say) ends only it
+        });
+  }
+
+  const std::vector<net::io_context*> contexts_;
   server_options options_;
   const std::string page_;
   chat_room room_;
+  // The contexts other than the first hold no work until a connection comes: these keep
+  // their run() going until the shutdown begins.
+  std::vector<net::executor_work_guard<net::io_context::executor_type>>
+      idle_contexts_work_;
+  // The acceptor and the signals share a strand, so that a signal on one thread and an
+  // accept on another never touch the acceptor at once.
+  net::strand<net::io_context::executor_type> server_strand_;
   tcp::acceptor acceptor_;
   net::signal_set signals_;
+  std::size_t next_context_ = 0;  // the next connection's; on server_strand_
 };
 
 }  // namespace websocket_chat

@@ -13,6 +13,10 @@
 // here sets a timer: which timer Beast uses follows Stream's executor type (a wheel timer on
 // asio_wheel::wheel_executor).
 //
+// Every handler of a session runs on its executor, the socket's: Beast's operations complete
+// there, and the room calls into a session only there too (room.hpp). With --threads > 1 it
+// is a strand, with --contexts its context's one thread; either way nothing here is locked.
+//
 // The server's closes carry a code and a reason that a browser shows (the page prints them):
 // /quit 1000 "quit: ...", the server stopping 1001, the server full 1013; Beast's own, a
 // message over --max-message, is 1009 without a reason. The idle timeout has no close frame:
@@ -57,11 +61,14 @@ class session : public member,
                 public std::enable_shared_from_this<session<Stream>>
 {
 public:
-  // @p page: the text served at GET / (the server's, alive as long as every session).
-  session(chat_room& room, tcp::socket&& socket, const std::string& page)
-    : room_(room), page_(page), ws_(std::move(socket))
+  // @p page: the text served at GET / (the server's, alive as long as every session);
+  // @p context: the index of the socket's io_context. The server adds the session to the
+  // room, then runs start() on its executor (the socket's: a strand with --threads > 1).
+  session(chat_room& room, tcp::socket&& socket, const std::string& page,
+      std::size_t context)
+    : member(socket.get_executor(), context), room_(room), page_(page),
+      ws_(std::move(socket))
   {
-    room_.add_session(*this);
     error_code ec;
     const tcp::endpoint peer =
         beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
@@ -137,11 +144,6 @@ public:
   }
 
   void resume_input() override { do_read(); }
-
-  std::shared_ptr<member> shared_member() override
-  {
-    return this->shared_from_this();
-  }
 
 private:
   using clock = std::chrono::steady_clock;

@@ -29,16 +29,14 @@ using websocket_chat::chat_room;
 using websocket_chat::shared_text;
 
 // A member that records what the room sends it; ends as a session does (leaves on
-// destruction).
-class recording_member : public websocket_chat::member,
-                         public std::enable_shared_from_this<recording_member>
+// destruction). All on the one io_context, as the server's one-thread shape.
+class recording_member : public websocket_chat::member
 {
 public:
-  recording_member(chat_room& room, std::size_t& deliveries)
-    : room_(room), deliveries_(deliveries)
-  {
-    room_.add_session(*this);
-  }
+  recording_member(
+      boost::asio::io_context& io, chat_room& room, std::size_t& deliveries)
+    : member(io.get_executor(), 0), room_(room), deliveries_(deliveries)
+  {}
   ~recording_member() override { room_.remove_session(*this); }
 
   void deliver(const shared_text& text) override
@@ -48,10 +46,6 @@ public:
   }
   void shutdown() override {}
   void resume_input() override { ++resumed; }
-  std::shared_ptr<member> shared_member() override
-  {
-    return shared_from_this();
-  }
 
   std::vector<std::string> received;
   int resumed = 0;
@@ -65,8 +59,16 @@ struct room_fixture
 {
   boost::asio::io_context io;
   websocket_chat::server_options options;
-  chat_room room{io.get_executor(), options, "none", nullptr};
+  chat_room room{{io.get_executor()}, options, "none", nullptr};
   std::size_t deliveries = 0;
+
+  // A member added to the room, as the server adds each session it makes.
+  std::shared_ptr<recording_member> make_member()
+  {
+    auto m = std::make_shared<recording_member>(io, room, deliveries);
+    room.add_session(m);
+    return m;
+  }
 
   // @p n members joined, their WELCOME lines forgotten.
   std::vector<std::shared_ptr<recording_member>> join(std::size_t n)
@@ -74,7 +76,7 @@ struct room_fixture
     std::vector<std::shared_ptr<recording_member>> members;
     for (std::size_t i = 0; i < n; ++i)
     {
-      members.push_back(std::make_shared<recording_member>(room, deliveries));
+      members.push_back(make_member());
       room.join(*members.back());
       members.back()->received.clear();
     }
@@ -151,7 +153,7 @@ BOOST_AUTO_TEST_CASE(a_member_that_leaves_during_a_fanout_gets_nothing_more)
   members.erase(waiting);
   BOOST_TEST(
       !left.expired());  // the fan-out keeps its recipients alive until their turn
-  const auto newcomer = std::make_shared<recording_member>(room, deliveries);
+  const auto newcomer = make_member();
   room.join(*newcomer);
   BOOST_TEST(newcomer->received
           == (std::vector<std::string>{
