@@ -3,8 +3,8 @@
 // accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
 
 // What one round of the chat test's socket work costs without asio_wheel: the
-// measurement behind the Windows section of doc/design.md ("The cost of a send
-// under Wine") and the bound the hostile chat test keeps under Wine.
+// measurement behind the bound the hostile chat test keeps under Wine
+// (doc/reliability.md, "Windows").
 //
 // The hostile chat test attaches 1,000 clients that never read (SO_RCVBUF
 // 4096) and has three chatters say a 1,000-byte line per round: each line goes
