@@ -8,6 +8,8 @@
 
 #include "session.hpp"
 
+#include "common/server_main.hpp"
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
@@ -418,22 +420,10 @@ std::string chat_server::stats_line() const
   asio_wheel::wheel_stats s{};
   for (auto* io : contexts_)
   {
-    const asio_wheel::wheel_stats c = boost::asio::use_service<
-        asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(*io)
-                                          .stats();
-    s.timers_in_wheel += c.timers_in_wheel;
-    s.pending_waits += c.pending_waits;
-    s.wakeups += c.wakeups;
-    s.wakeups_saved += c.wakeups_saved;
-    s.empty_wakeups += c.empty_wakeups;
-    s.waits_expired += c.waits_expired;
-    s.waits_cancelled += c.waits_cancelled;
-    s.lazy_refilings += c.lazy_refilings;
-    s.round_revisits += c.round_revisits;
-    s.cascades += c.cascades;
-    s.timeouts_withdrawn += c.timeouts_withdrawn;
-    s.clock_steps_back += c.clock_steps_back;
-    s.max_lateness = std::max(s.max_lateness, c.max_lateness);
+    example_common::add_wheel_stats(s,
+        boost::asio::use_service<
+            asio_wheel::wheel_timer_service<std::chrono::steady_clock>>(*io)
+            .stats());
   }
   // The same options on every context (main.cpp makes each service alike).
   const asio_wheel::wheel_options o = boost::asio::use_service<

@@ -15,7 +15,6 @@
 #include <boost/asio/io_context.hpp>
 
 #include <memory>
-#include <thread>
 #include <vector>
 
 int main(int argc, char** argv)
@@ -50,22 +49,6 @@ int main(int argc, char** argv)
   //! [contexts]
 
   chat_server server(contexts, options);
-  if (options.contexts == 1)
-    return example_common::listen_and_run(program, *contexts.front(), server,
-        options.bind_address, options.port, options.threads);
-  // One thread per context; the first context's runs on this thread, inside
-  // listen_and_run, after the listening line. The others hold work guards
-  // until the shutdown begins, so they run until then whether or not a
-  // connection has come to them yet.
-  std::vector<std::thread> runners;
-  for (std::size_t i = 1; i < contexts.size(); ++i)
-    runners.emplace_back([io = contexts[i]] { io->run(); });
-  const int status = example_common::listen_and_run(program, *contexts.front(),
-      server, options.bind_address, options.port, 1);
-  if (status != 0)  // it could not listen: nothing will begin a shutdown
-    for (auto* io : contexts)
-      io->stop();
-  for (auto& t : runners)
-    t.join();
-  return status;
+  return example_common::run_contexts(program, contexts, server,
+      options.bind_address, options.port, options.threads);
 }

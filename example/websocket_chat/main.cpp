@@ -14,10 +14,8 @@
 
 #include <asio_wheel/make_wheel_service.hpp>
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -32,47 +30,9 @@ asio_wheel::wheel_stats sum_stats(const std::vector<wheel_service*>& services)
   asio_wheel::wheel_stats s{};
   for (const wheel_service* service : services)
   {
-    const asio_wheel::wheel_stats c = service->stats();
-    s.timers_in_wheel += c.timers_in_wheel;
-    s.pending_waits += c.pending_waits;
-    s.wakeups += c.wakeups;
-    s.empty_wakeups += c.empty_wakeups;
-    s.waits_expired += c.waits_expired;
-    s.waits_cancelled += c.waits_cancelled;
-    s.timeouts_withdrawn += c.timeouts_withdrawn;
-    s.lazy_refilings += c.lazy_refilings;
-    s.round_revisits += c.round_revisits;
-    s.cascades += c.cascades;
-    s.wakeups_saved += c.wakeups_saved;
-    s.clock_steps_back += c.clock_steps_back;
-    s.max_lateness = std::max(s.max_lateness, c.max_lateness);
+    example_common::add_wheel_stats(s, service->stats());
   }
   return s;
-}
-
-// Runs the server on its contexts: the first on this thread (inside listen_and_run, after
-// the listening line), each other on a thread of its own.
-template <class Server>
-int run(const std::string& program,
-    const std::vector<net::io_context*>& contexts, Server& server,
-    const server_options& options)
-{
-  if (contexts.size() == 1)
-    return example_common::listen_and_run(program, *contexts.front(), server,
-        options.bind_address, options.port, options.threads);
-  // The other contexts hold the server's work guards until the shutdown begins, so they run
-  // until then whether or not a connection has come to them yet.
-  std::vector<std::thread> runners;
-  for (std::size_t i = 1; i < contexts.size(); ++i)
-    runners.emplace_back([io = contexts[i]] { io->run(); });
-  const int status = example_common::listen_and_run(program, *contexts.front(),
-      server, options.bind_address, options.port, 1);
-  if (status != 0)  // it could not listen: nothing will begin a shutdown
-    for (net::io_context* io : contexts)
-      io->stop();
-  for (std::thread& t : runners)
-    t.join();
-  return status;
 }
 
 }  // namespace
@@ -99,7 +59,8 @@ int main(int argc, char** argv)
   if (options.timers == timer_mode::beast || options.timers == timer_mode::off)
   {
     chat_server<beast::tcp_stream> server(contexts, options, nullptr);
-    return run(program, contexts, server, options);
+    return example_common::run_contexts(program, contexts, server,
+        options.bind_address, options.port, options.threads);
   }
   // Before the first timer on each context: the wheel of every routed timer
   // (they are timers of steady_clock with Asio's wait traits: wheel_timer's).
@@ -116,5 +77,6 @@ int main(int argc, char** argv)
                  "executor; Beast 1.82 (347) and later route it to the wheel\n";
   chat_server<routed_stream> server(
       contexts, options, [services] { return sum_stats(services); });
-  return run(program, contexts, server, options);
+  return example_common::run_contexts(program, contexts, server,
+      options.bind_address, options.port, options.threads);
 }
