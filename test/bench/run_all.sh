@@ -2,12 +2,14 @@
 #
 # test/bench/run_all.sh BUILD_DIR OUT_DIR
 #
-# Runs every benchmark of test/bench (W1-W12) at full size, merges their
+# Runs every benchmark of test/bench (W1-W13) at full size, merges their
 # JSON reports into OUT_DIR/results.json together with a description of the
-# machine, writes and prints OUT_DIR/summary.md (the tables of
-# doc/benchmarks.md, including the budgets that compare programs: the wheel
-# against libevent, which lives in a separate executable), and renders the
-# plots into doc/benchmarks/ with plot.sh.
+# machine, writes and prints OUT_DIR/summary.md (the verdicts and the tables
+# of doc/benchmarks.md, including the budgets that compare programs: the wheel
+# against libevent, which lives in a separate executable), writes the summary
+# into doc/benchmarks.md between its two markers and the results beside it
+# (doc/benchmarks/results.json), and renders the plots into doc/benchmarks/
+# with plot.sh.
 #
 # BUILD_DIR is configured (Release, -O2 -DNDEBUG) if it has no CMakeCache.txt
 # yet; the benchmark targets are (re)built either way, and only they. Needs
@@ -182,22 +184,29 @@ compiler_version=$("${compiler:-c++}" --version | head -n 1)
 boost_version=$(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp 2>/dev/null || true)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 revision=$(revision)
-{
-  printf '{"machine":{"cpu":"%s","cores":%s,"kernel":"%s","compiler":"%s","boost":"%s","load_average_after":"%s"},\n' \
-    "$(json_string "$cpu")" "$cores" "$(json_string "$kernel")" \
-    "$(json_string "$compiler_version")" "$boost_version" "$load"
-  printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
-    "$revision" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$elapsed"
-  first=1
-  for entry in $programs http_wrk websocket_w11 w12_cores $callgrind_reports; do
-    name=$(report_name "$entry")
-    [ -f "$out_dir/$name.json" ] || continue
-    [ $first -eq 1 ] || printf ',\n'
-    first=0
-    cat "$out_dir/$name.json"
-  done
-  printf ']}\n'
-} > "$out_dir/results.json"
+# merge: every report of the run (and run_all.json, the budgets that compare two programs'
+# figures, once written below) into results.json.
+run_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+merge() {
+  {
+    printf '{"machine":{"cpu":"%s","cores":%s,"kernel":"%s","compiler":"%s","boost":"%s","load_average_after":"%s"},\n' \
+      "$(json_string "$cpu")" "$cores" "$(json_string "$kernel")" \
+      "$(json_string "$compiler_version")" "$boost_version" "$load"
+    printf '"revision":"%s","date":"%s","run_seconds":%s,\n"programs":[\n' \
+      "$revision" "$run_date" "$elapsed"
+    first=1
+    for entry in $programs http_wrk websocket_w11 w12_cores $callgrind_reports run_all; do
+      name=$(report_name "$entry")
+      [ -f "$out_dir/$name.json" ] || continue
+      [ $first -eq 1 ] || printf ',\n'
+      first=0
+      cat "$out_dir/$name.json"
+    done
+    printf ']}\n'
+  } > "$out_dir/results.json"
+}
+rm -f "$out_dir/run_all.json"
+merge
 
 # --- the tables of doc/benchmarks.md ---------------------------------------
 # Every measurement is one line of results.json; value() picks one figure
@@ -207,11 +216,71 @@ fmt() { # value [decimals]
   case $1 in -) printf '-' ;; *) awk -v v="$1" -v d="${2:-1}" 'BEGIN { printf "%.*f", d, v }' ;; esac
 }
 label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 1000000) echo 1M ;; *) echo "$1" ;; esac; }
+# The budgets that compare two programs' figures (the wheel against libevent and libev, which
+# live in programs of their own; the Beast stream's lone pair against a steady_timer per
+# operation, from two callgrind scripts): budget records of run_all.json, merged into
+# results.json with the programs' own, so that every verdict row comes from the results file.
+# budget_record WORKLOAD BUDGET MEASURED LIMIT VERDICT
+budget_record() {
+  printf '{"kind":"budget","program":"run_all","workload":"%s","budget":"%s","measured":%s,"limit":%s,"verdict":"%s","detail":"","smoke":false}' \
+    "$1" "$2" "$3" "$4" "$5"
+}
+# ratio_budget WORKLOAD BUDGET A B: A / B, a pass below 1.
+ratio_budget() {
+  [ "$3" != - ] && [ "$4" != - ] || return 0
+  r=$(awk -v a="$3" -v b="$4" 'BEGIN { printf "%.6g", a / b }')
+  budget_record "$1" "$2" "$r" 1 "$(awk -v a="$3" -v b="$4" 'BEGIN { print (a < b ? "PASS" : "MISS") }')"
+  echo
+}
+steady_lone=$(grep '"program":"callgrind_op_timeouts"' "$out_dir/results.json" \
+  | pick_measurement W8 steady_timer 0 pair_instructions)
+{
+  for n in 100000 1000000; do
+    ratio_budget W2 "W2 wheel extend_after : libevent common-timeout re-add at N=$(label $n)" \
+      "$(value W2 wheel_extend $n ns_per_rearm)" "$(value W1 libevent $n ns_per_rearm)"
+  done
+  for n in 1000 100000 1000000; do
+    ratio_budget W2 "W2 goal: wheel extend_after : libev ev_timer_again at N=$(label $n)" \
+      "$(value W2 wheel_extend $n ns_per_rearm)" "$(value W1 libev $n ns_per_rearm)"
+  done
+  # At most a steady_timer per operation: a pass at 1 too.
+  for way in wheel_plain wheel_bound; do
+    lone=$(value W9 $way 0 pair_instructions)
+    [ "$lone" != - ] && [ "$steady_lone" != - ] || continue
+    budget_record W8 "W8 Beast stream ($way) lone pair : steady_timer per operation, lone, instructions" \
+      "$(awk -v a="$lone" -v b="$steady_lone" 'BEGIN { printf "%.6g", a / b }')" 1 \
+      "$(awk -v a="$lone" -v b="$steady_lone" 'BEGIN { print (a <= b ? "PASS" : "MISS") }')"
+    echo
+  done
+} | sed '$!s/$/,/' | { printf '{"program":"run_all","records":[\n'; cat; printf ']}\n'; } > "$out_dir/run_all.json"
+merge
+
+# verdicts: the table of every budget record of the run, then a row for each budget that
+# could not be measured here.
+verdicts() {
+  echo "#### Verdicts"
+  echo
+  echo "| verdict | budget | measured | limit |"
+  echo "|---|---|---:|---:|"
+  grep '"kind":"budget"' "$out_dir/results.json" | grep '"smoke":false' \
+    | sed 's/.*"budget":"\([^"]*\)","measured":\([^,]*\),"limit":\([^,]*\),"verdict":"\([^"]*\)".*/\4|\1|\2|\3/' \
+    | awk -F'|' '{ printf "| %s | %s | %.3g | %.3g |\n", $1, $2, $3, $4 }'
+  [ "$(value W1 libevent 100000 ns_per_rearm)" != - ] \
+    || echo "| n/a | W2 wheel extend_after : libevent re-add (libevent not run) | - | < 1 |"
+  [ "$(value W1 libev 100000 ns_per_rearm)" != - ] \
+    || echo "| n/a | W2 goal: wheel extend_after : libev ev_timer_again (libev not run) | - | < 1 |"
+  # A budget held by instructions whose script did not run is shown, not left out.
+  for name in $callgrind_reports; do
+    [ -f "$out_dir/$name.json" ] || echo "| n/a | the budgets of the callgrind report $name (not made: no valgrind, wrk, examples or program) | - | - |"
+  done
+  echo
+}
 {
   echo "Machine: $cpu, $cores cores, $kernel, $compiler_version, Boost $boost_version;"
   echo "load average after the run: $load (the machine is shared). Revision $revision, $(date -u +%Y-%m-%d)."
   echo "Benchmarks ran for ${elapsed} s."
   echo
+  verdicts
   echo "#### W1 churn and W2 idle refresh: CPU ns per re-arm (median of 3 x 1M re-arms)"
   echo
   echo "| N | steady_timer W1 | wheel_timer W1 | steady_timer idiom W2 (store of the input's time) | wheel_timer W2 (extend_after) | wheel_timer W2 (reschedule_after) | libev ev_timer_again | libevent common timeout | floor | read floor | prefetched read floor | locked store | idiom W2, connection read first | extend_after, connection read first | reschedule_after, connection read first |"
@@ -473,62 +542,29 @@ label() { case $1 in 1000) echo 1k ;; 10000) echo 10k ;; 100000) echo 100k ;; 10
     for n in 10000 100000; do tuned_row parked_newer_asio W13 $n ns_per_event "W13 CPU ns per event"; done
     echo
   fi
-  echo "#### Budgets"
-  echo
-  echo "| verdict | budget | measured | limit |"
-  echo "|---|---|---:|---:|"
-  grep '"kind":"budget"' "$out_dir/results.json" | grep '"smoke":false' \
-    | sed 's/.*"budget":"\([^"]*\)","measured":\([^,]*\),"limit":\([^,]*\),"verdict":"\([^"]*\)".*/\4|\1|\2|\3/' \
-    | awk -F'|' '{ printf "| %s | %s | %.3g | %.3g |\n", $1, $2, $3, $4 }'
-  # W2's budget: beat libevent's common-timeout re-add (another program), with the wheel's
-  # idle refresh, extend_after.
-  for n in 100000 1000000; do
-    w2=$(value W2 wheel_extend $n ns_per_rearm)
-    le=$(value W1 libevent $n ns_per_rearm)
-    if [ "$w2" != - ] && [ "$le" != - ]; then
-      awk -v w="$w2" -v l="$le" -v n="$(label $n)" 'BEGIN {
-        printf "| %s | W2 wheel extend_after : libevent common-timeout re-add at N=%s | %.3g | < 1 |\n",
-          (w < l ? "PASS" : "MISS"), n, w / l }'
-    else
-      echo "| n/a | W2 wheel extend_after : libevent re-add at N=$(label $n) (libevent not run) | - | < 1 |"
-    fi
-  done
-  # A budget held by instructions whose script did not run is shown, not left out.
-  for name in $callgrind_reports; do
-    [ -f "$out_dir/$name.json" ] || echo "| n/a | the budgets of the callgrind report $name (not made: no valgrind, wrk, examples or program) | - | - |"
-  done
-  # The Beast stream's lone timeout: no more than a steady_timer per operation (W8,
-  # doc/benchmarks.md#budgets; instructions from two scripts: callgrind_stream_pairs.sh
-  # and callgrind_op_timeouts.sh).
-  steady_lone=$(grep '"program":"callgrind_op_timeouts"' "$out_dir/results.json" \
-    | pick_measurement W8 steady_timer 0 pair_instructions)
-  for way in wheel_plain wheel_bound; do
-    lone=$(value W9 $way 0 pair_instructions)
-    if [ "$lone" != - ] && [ "$steady_lone" != - ]; then
-      awk -v w="$lone" -v s="$steady_lone" -v way="$way" 'BEGIN {
-        printf "| %s | W8 Beast stream (%s) lone pair : steady_timer per operation, lone, instructions | %.3g | 1 |\n",
-          (w <= s ? "PASS" : "MISS"), way, w / s }'
-    else
-      echo "| n/a | W8 Beast stream ($way) lone pair : steady_timer per operation, lone (callgrind not run) | - | 1 |"
-    fi
-  done
-  # W2's goal beyond its budget: faster than libev at every N.
-  for n in 1000 100000 1000000; do
-    w2=$(value W2 wheel_extend $n ns_per_rearm)
-    ev=$(value W1 libev $n ns_per_rearm)
-    if [ "$w2" != - ] && [ "$ev" != - ]; then
-      awk -v w="$w2" -v l="$ev" -v n="$(label $n)" 'BEGIN {
-        printf "| %s | W2 goal: wheel extend_after : libev ev_timer_again at N=%s | %.3g | < 1 |\n",
-          (w < l ? "PASS" : "MISS"), n, w / l }'
-    else
-      echo "| n/a | W2 goal: wheel extend_after : libev ev_timer_again at N=$(label $n) (libev not run) | - | < 1 |"
-    fi
-  done
   failed=$(grep -c '"kind":"check_failed"' "$out_dir/results.json" || true)
   echo
   echo "Correctness checks failed: $failed."
 } > "$out_dir/summary.md"
 cat "$out_dir/summary.md"
+
+# The page's latest run (doc/benchmarks.md, between its two markers, the summary's headings
+# one level up) and the results file beside it (doc/benchmarks/results.json), which
+# test/doc/check_figures.py holds the page's figures to.
+page=$repo_dir/doc/benchmarks.md
+begin='<!-- The latest run: written by test/bench/run_all.sh, do not edit. -->'
+end='<!-- End of the latest run. -->'
+if grep -qxF "$begin" "$page" && grep -qxF "$end" "$page"; then
+  awk -v b="$begin" -v e="$end" -v f="$out_dir/summary.md" '
+    $0 == b { print; print ""; while ((getline l < f) > 0) { sub(/^####/, "###", l); print l }; skip = 1; next }
+    $0 == e { print ""; skip = 0 }
+    !skip' "$page" > "$out_dir/benchmarks.md"
+  cp "$out_dir/benchmarks.md" "$page"
+  cp "$out_dir/results.json" "$repo_dir/doc/benchmarks/results.json"
+  echo "doc/benchmarks.md's latest run and doc/benchmarks/results.json written"
+else
+  echo "doc/benchmarks.md has not the latest run's markers: the page and its results file left alone"
+fi
 
 if command -v gnuplot >/dev/null 2>&1; then
   "$script_dir/plot.sh" "$out_dir/results.json" "$repo_dir/doc/benchmarks"

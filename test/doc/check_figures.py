@@ -4,19 +4,24 @@
 # accompanying file LICENSE or https://www.boost.org/LICENSE_1_0.txt)
 """check_figures.py ROOT RESULTS PAGE...: every figure a page quotes is the benchmark run's.
 
-RESULTS (doc/benchmarks.md) holds the latest run's verdict table, rows of
-"| verdict | budget | measured | limit |" as test/bench/run_all.sh writes them. A page quotes
-figures of that run after a marker line
+RESULTS (doc/benchmarks/results.json) is the latest run's results file, as
+test/bench/run_all.sh writes it: one record a line, its budgets records of "kind":"budget"
+with their measured value, limit and verdict. A page quotes figures of that run after a
+marker line
 
     <!-- figures: budget one; budget two; ... -->
 
 naming, in order, the budgets whose measured values the block below it (the lines up to the
 next blank line: a table, a paragraph) gives: the block's decimal numbers (0.416, 1.04e+05;
-not a version such as "Beast 1.82"), in their order, must be those values, written as the
-table writes them or rounded to fewer decimals (0.42 for 0.416). A figure the run does not
-have, a block with more or fewer numbers than its marker names, or a marker naming no budget
-of the table fails the check, which says where and why.
+not a version such as "Beast 1.82"), in their order, must be those values as the verdict
+table writes them (three significant digits) or rounded to fewer decimals (0.42 for 0.416).
+A page that holds the run itself (doc/benchmarks.md, between the markers run_all.sh writes
+it between) must give every budget of the results file in its verdict table, with the
+file's verdict, value and limit, and no other measured row. A figure the run does not have,
+a block with more or fewer numbers than its marker names, a marker naming no budget of the
+run, or a verdict table that is not the file's fails the check, which says where and why.
 """
+import json
 import re
 import sys
 from decimal import ROUND_HALF_UP, Decimal
@@ -24,7 +29,10 @@ from decimal import ROUND_HALF_UP, Decimal
 # A figure: a decimal number, not a version of Asio, Beast or Boost.
 NUMBER = re.compile(r"(?<![\w.])(?<!Asio )(?<!Beast )(?<!Boost )\d+\.\d+(?:e[+-]?\d+)?(?![\w.])")
 MARKER = re.compile(r"^<!-- figures: (.*) -->\s*$")
-ROW = re.compile(r"^\| (?:PASS|MISS|-) \| (.+?) \| ([^|]+?) \| [^|]+ \|\s*$")
+RUN_BEGIN = "<!-- The latest run: written by test/bench/run_all.sh, do not edit. -->"
+RUN_END = "<!-- End of the latest run. -->"
+# A verdict row: | verdict | budget | measured | limit |
+ROW = re.compile(r"^\| (PASS|MISS|n/a|-) \| (.+?) \| ([^|]+?) \| ([^|]+?) \|\s*$")
 
 
 def same(value, figure):
@@ -38,20 +46,49 @@ def same(value, figure):
     return Decimal(value).quantize(places, rounding=ROUND_HALF_UP) == Decimal(figure)
 
 
-def measured(results_path):
-    values = {}
+def budgets(results_path):
+    """The run's budget records, in the file's order: (verdict, budget, measured, limit), the
+    numbers as the verdict table writes them."""
+    rows = []
     with open(results_path, encoding="utf-8") as f:
         for line in f:
-            m = ROW.match(line)
-            if m:
-                values.setdefault(m.group(1), m.group(2))
-    return values
+            line = line.strip().rstrip(",")
+            if '"kind":"budget"' not in line:
+                continue
+            r = json.loads(line)
+            if r.get("smoke"):
+                continue
+            rows.append((r["verdict"], r["budget"], "%.3g" % r["measured"], "%.3g" % r["limit"]))
+    return rows
 
 
-def check(root, page, values):
+def check_table(page, lines, rows):
+    """The verdict table between the run's markers is the results file's."""
+    if RUN_BEGIN not in lines:
+        return []
+    if RUN_END not in lines:
+        return [f"{page}: '{RUN_BEGIN}' without '{RUN_END}'"]
+    run = lines[lines.index(RUN_BEGIN) + 1 : lines.index(RUN_END)]
+    table = [m.groups() for m in map(ROW.match, run) if m and m.group(3) != "-"]
     errors = []
+    for row in rows:
+        if row not in table:
+            errors.append(f"{page}: the results file has '| {' | '.join(row)} |', "
+                          "the page's verdict table does not")
+    for row in table:
+        if row not in rows:
+            errors.append(f"{page}: the verdict table has '| {' | '.join(row)} |', "
+                          "the results file does not")
+    return errors
+
+
+def check(root, page, rows):
+    values = {}
+    for _, budget, value, _ in rows:
+        values.setdefault(budget, value)
     with open(f"{root}/{page}", encoding="utf-8") as f:
         lines = f.read().split("\n")
+    errors = check_table(page, lines, rows)
     markers = 0
     for i, line in enumerate(lines):
         m = MARKER.match(line)
@@ -84,13 +121,13 @@ def main():
         print(__doc__.split("\n")[0], file=sys.stderr)
         return 2
     root, results, pages = sys.argv[1], sys.argv[2], sys.argv[3:]
-    values = measured(f"{root}/{results}")
-    if not values:
-        print(f"check_figures: {results} has no verdict table")
+    rows = budgets(f"{root}/{results}")
+    if not rows:
+        print(f"check_figures: {results} has no budget of a full run")
         return 1
     errors, total = [], 0
     for page in pages:
-        markers, page_errors = check(root, page, values)
+        markers, page_errors = check(root, page, rows)
         total += markers
         errors += page_errors
     for e in errors:
