@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 ASIO_WHEEL_NAMESPACE_BEGIN
 
@@ -36,6 +37,29 @@ ASIO_WHEEL_NAMESPACE_BEGIN
  */
 struct wheel_options
 {
+  /// What tolerance holds: a double, converted to and from double freely;
+  /// an integer (1 / 64 is the integer 0) stops the compile with a message.
+  class fraction
+  {
+  public:
+    constexpr fraction(double value = 0.0) noexcept : value_(value) {}
+
+    /// An integer: a compile error that says what to write instead.
+    template <typename Integer,
+        typename = std::enable_if_t<std::is_integral<Integer>::value>>
+    fraction(Integer)
+    {
+      static_assert(!std::is_integral<Integer>::value,
+          "asio_wheel::wheel_options::tolerance is a fraction, a double: "
+          "write 1.0 / 64 (1 / 64 is the integer 0) and 0.0 for none");
+    }
+
+    constexpr operator double() const noexcept { return value_; }
+
+  private:
+    double value_;
+  };
+
   /// Granularity of the wheel. A wait completes at the first tick boundary at
   /// or after its expiry, so it is never early and at most one tick late (plus
   /// the event loop's own latency). Must be > 0.
@@ -76,8 +100,9 @@ struct wheel_options
   /// level without moving down (see doc/timeouts.md, "Tolerance"). A timer's
   /// own setting, basic_wheel_timer::tolerance(), replaces it for that
   /// timer; cancel_after and the Beast stream take one per operation or per
-  /// stream. Must be in [0, 1]; write 1.0 / 64, since 1 / 64 is the integer 0.
-  double tolerance = 0.0;
+  /// stream. Must be in [0, 1]; an integer, such as 1 / 64 (the integer 0),
+  /// is a compile error: write 1.0 / 64.
+  fraction tolerance = 0.0;
 };
 
 namespace detail {
@@ -91,7 +116,7 @@ inline const wheel_options& validated(const wheel_options& o)
     throw std::invalid_argument(
         "asio_wheel::wheel_options::tolerance must be a fraction of each "
         "wait's length in [0, 1] (got "
-        + std::to_string(o.tolerance) + ")");
+        + std::to_string(static_cast<double>(o.tolerance)) + ")");
   if (o.tick <= std::chrono::nanoseconds::zero())
     throw std::invalid_argument(
         "asio_wheel::wheel_options::tick must be greater than zero (got "
