@@ -81,11 +81,6 @@ struct is_some_executor
         asio::execution::is_executor<T>::value || asio::is_executor<T>::value>
 {};
 
-/// The tag of wheel_executor's constructor from a function that returns its
-/// inner executor (require and prefer).
-struct built_in_place
-{};
-
 /// What require and prefer return on a wheel_executor: the inner
 /// executor's result, wrapped again when it is an executor.
 template <typename Result, bool = is_some_executor<std::decay_t<Result>>::value>
@@ -290,25 +285,14 @@ private:
   template <typename>
   friend class wheel_executor;
 
-  /// Wraps the executor @p make returns, built in place: what require and
-  /// prefer return is a new inner executor (any_io_executor's
-  /// prefer(outstanding_work.tracked), which Beast's operations call for
-  /// each read and write), and a copy or a move of a polymorphic executor
-  /// costs an indirect call, and its destruction another (measured: 211
-  /// instructions per message of example/websocket_chat's routed stream,
-  /// Beast 1.90, when the wrapper took the result by copy).
-  template <typename Make>
-  wheel_executor(detail::built_in_place, Make&& make) : inner_(make())
-  {}
-
   /// @p make's result (what the inner require or prefer returns, a reference
-  /// kept a reference), wrapped where it is an executor, built in place.
+  /// kept a reference), wrapped where it is an executor.
   template <typename Make>
   static detail::rewrapped_t<std::invoke_result_t<Make&>> rewrap(Make&& make)
   {
     using result = detail::rewrapped_t<std::invoke_result_t<Make&>>;
     if constexpr (detail::is_wheel_executor<result>::value)
-      return result(detail::built_in_place(), make);
+      return result(make());
     else
       return make();
   }
@@ -370,10 +354,6 @@ struct not_an_asio_timer_implementation
 }  // namespace detail
 
 ASIO_WHEEL_NAMESPACE_END
-
-// Asio's operations track work on and dispatch through a wheel_executor as
-// through its inner executor.
-# include <asio_wheel/detail/asio_handler_work.hpp>
 
 ASIO_WHEEL_ASIO_NAMESPACE_BEGIN
 

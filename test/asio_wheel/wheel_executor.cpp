@@ -120,106 +120,9 @@ asio::basic_socket_acceptor<asio::ip::tcp, Executor> loopback_acceptor(
   return acceptor;
 }
 
-// A standard executor that counts its copies and moves, whose require(blocking.never) and
-// prefer(outstanding_work.tracked) return a new executor, as any_io_executor's do.
-class counting_executor
-{
-public:
-  struct counts
-  {
-    int copies = 0;
-    int moves = 0;
-  };
-
-  counting_executor(asio::io_context& io, counts& c) noexcept
-    : io_(&io), counts_(&c)
-  {}
-  counting_executor(const counting_executor& other) noexcept
-    : io_(other.io_), counts_(other.counts_)
-  {
-    ++counts_->copies;
-  }
-  counting_executor(counting_executor&& other) noexcept
-    : io_(other.io_), counts_(other.counts_)
-  {
-    ++counts_->moves;
-  }
-  counting_executor& operator=(const counting_executor& other) noexcept
-  {
-    io_ = other.io_;
-    counts_ = other.counts_;
-    ++counts_->copies;
-    return *this;
-  }
-  counting_executor& operator=(counting_executor&& other) noexcept
-  {
-    io_ = other.io_;
-    counts_ = other.counts_;
-    ++counts_->moves;
-    return *this;
-  }
-
-  asio::execution_context& query(asio::execution::context_t) const noexcept
-  {
-    return *io_;
-  }
-  counting_executor require(asio::execution::blocking_t::never_t) const noexcept
-  {
-    return counting_executor(*io_, *counts_);
-  }
-  counting_executor prefer(
-      asio::execution::outstanding_work_t::tracked_t) const noexcept
-  {
-    return counting_executor(*io_, *counts_);
-  }
-
-  template <class F>
-  void execute(F&& f) const
-  {
-    asio::post(*io_, std::forward<F>(f));
-  }
-
-  bool operator==(const counting_executor& other) const noexcept
-  {
-    return io_ == other.io_;
-  }
-  bool operator!=(const counting_executor& other) const noexcept
-  {
-    return io_ != other.io_;
-  }
-
-private:
-  asio::io_context* io_;
-  counts* counts_;
-};
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(wheel_executor)
-
-// What require and prefer return is built in place inside the wrapper: with any_io_executor a
-// copy or a move is a polymorphic call (Beast's operations prefer outstanding_work.tracked on
-// every read and write).
-BOOST_AUTO_TEST_CASE(require_and_prefer_build_their_result_in_place)
-{
-  asio::io_context io;
-  counting_executor::counts counts;
-  const asio_wheel::wheel_executor<counting_executor> ex(
-      counting_executor(io, counts));
-  counts = {};
-
-  auto never = asio::require(ex, asio::execution::blocking.never);
-  static_assert(asio_wheel::detail::is_wheel_executor<decltype(never)>::value);
-  BOOST_TEST(counts.copies == 0);
-  BOOST_TEST(counts.moves == 0);
-
-  auto tracked = asio::prefer(ex, asio::execution::outstanding_work.tracked);
-  static_assert(
-      asio_wheel::detail::is_wheel_executor<decltype(tracked)>::value);
-  BOOST_TEST(counts.copies == 0);
-  BOOST_TEST(counts.moves == 0);
-  BOOST_TEST((tracked == ex));
-}
 
 BOOST_AUTO_TEST_CASE(is_an_executor_of_its_inner_executors_models)
 {
@@ -376,41 +279,6 @@ BOOST_AUTO_TEST_CASE(networking_ts_members_where_the_inner_executor_has_them)
   BOOST_TEST(io.stopped(), "run() did not return after on_work_finished");
   BOOST_TEST((ran == std::vector<int>{1, 2, 3, 4}));
 }
-
-#if defined(ASIO_WHEEL_ASIO_HANDLER_WORK_OWNS_WORK)
-// Asio's handler_work decides on a wheel_executor as on its inner executor: an operation on a
-// plain io_context executor (behind any_io_executor) counts no work of its own and calls its
-// handler in place; a handler whose executor is the I/O executor adds none either. With
-// Asio's general form (without detail/asio_handler_work.hpp) every one of these would own
-// work: a polymorphic prefer and an atomic count per operation, a dispatch per completion.
-BOOST_AUTO_TEST_CASE(asio_counts_work_as_for_the_inner_executor)
-{
-  using io_work = asio::detail::handler_work_base<wheel_any>;
-  using plain_io_work = asio::detail::handler_work_base<asio::any_io_executor>;
-  using handler_work = asio::detail::handler_work_base<wheel_any, wheel_any>;
-  using stored_work = asio::detail::handler_work_base<wheel_any, io_executor>;
-  asio::io_context io, other;
-  const wheel_any plain(io.get_executor()), elsewhere(other.get_executor());
-  const wheel_any on_strand(asio::make_strand(io));
-
-  // The I/O object's executor (handler_work's first base).
-  BOOST_TEST(!io_work(0, 0, plain).owns_work());
-  BOOST_TEST(io_work(0, 0, on_strand).owns_work());
-  BOOST_TEST(!plain_io_work(0, 0, plain.get_inner_executor()).owns_work());
-
-  // The handler's executor against the I/O object's (the second base).
-  BOOST_TEST(!handler_work(false, plain, plain).owns_work());
-  BOOST_TEST(handler_work(false, elsewhere, plain).owns_work());
-  BOOST_TEST(handler_work(true, plain, plain).owns_work());
-
-  // Against the plain io_context executor the library stores instead of the I/O object's
-  // (a routed timer's wait): equal when the handler's holds that very executor.
-  BOOST_TEST(!stored_work(false, plain, io.get_executor()).owns_work());
-  BOOST_TEST(stored_work(false, elsewhere, io.get_executor()).owns_work());
-  BOOST_TEST(stored_work(false, on_strand, io.get_executor()).owns_work());
-  BOOST_TEST(stored_work(true, plain, io.get_executor()).owns_work());
-}
-#endif
 
 BOOST_AUTO_TEST_CASE(socket_acceptor_and_strand_on_it_over_loopback)
 {

@@ -219,15 +219,6 @@
 # define ASIO_WHEEL_ASIO_MUTEX_IS_TEMPLATE 1
 #endif
 
-// Asio 1.20 (Boost 1.77): detail::handler_work_base is made with (int, int,
-// io_ex) and (bool base1_owns_work, ex, candidate), the form
-// detail/asio_handler_work.hpp specializes for a wheel_executor (unchanged up
-// to 1.37, Boost 1.90). Asio 1.18 makes it with (ex) and (ex, candidate):
-// there a wheel_executor takes Asio's general form.
-#if ASIO_WHEEL_ASIO_VERSION >= 102000
-# define ASIO_WHEEL_ASIO_HANDLER_WORK_OWNS_WORK 1
-#endif
-
 /// basic_waitable_timer's deprecated members (expires_from_now, the
 /// expires_at() getter, the error_code& overloads) exist exactly where the
 /// Asio being compiled against still has them: before 1.33, and unless
