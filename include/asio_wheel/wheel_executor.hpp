@@ -82,7 +82,8 @@ struct is_some_executor
 {};
 
 /// What require and prefer return on a wheel_executor: the inner
-/// executor's result, wrapped again when it is an executor.
+/// executor's result, wrapped again (by wheel_executor's implicit
+/// constructor) when it is an executor.
 template <typename Result, bool = is_some_executor<std::decay_t<Result>>::value>
 struct rewrapped
 {
@@ -266,7 +267,7 @@ public:
           detail::rewrapped_t<
               typename asio::require_result<const Executor&, Property>::type>>
   {
-    return rewrap([&]() -> decltype(auto) { return asio::require(inner_, p); });
+    return asio::require(inner_, p);
   }
 
   /// The inner executor with the property preferred, wrapped again.
@@ -278,24 +279,12 @@ public:
           detail::rewrapped_t<
               typename asio::prefer_result<const Executor&, Property>::type>>
   {
-    return rewrap([&]() -> decltype(auto) { return asio::prefer(inner_, p); });
+    return asio::prefer(inner_, p);
   }
 
 private:
   template <typename>
   friend class wheel_executor;
-
-  /// @p make's result (what the inner require or prefer returns, a reference
-  /// kept a reference), wrapped where it is an executor.
-  template <typename Make>
-  static detail::rewrapped_t<std::invoke_result_t<Make&>> rewrap(Make&& make)
-  {
-    using result = detail::rewrapped_t<std::invoke_result_t<Make&>>;
-    if constexpr (detail::is_wheel_executor<result>::value)
-      return result(make());
-    else
-      return make();
-  }
 
   Executor&& release_inner_executor() && noexcept { return std::move(inner_); }
 
