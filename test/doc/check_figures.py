@@ -6,8 +6,9 @@
 
 RESULTS (doc/benchmarks/results.json) is the latest run's results file, as
 test/bench/run_all.sh writes it: one record a line, its budgets records of "kind":"budget"
-with their measured value, limit and verdict. A page quotes figures of that run after a
-marker line
+with their measured value, limit and verdict (doc/benchmarks/mechanisms.json holds the
+mechanisms' with : without ratios as records of the same form). A page quotes figures of
+that run after a marker line
 
     <!-- figures: budget one; budget two; ... -->
 
@@ -82,10 +83,7 @@ def check_table(page, lines, rows):
     return errors
 
 
-def check(root, page, rows):
-    values = {}
-    for _, budget, value, _ in rows:
-        values.setdefault(budget, value)
+def check(root, page, rows, values):
     with open(f"{root}/{page}", encoding="utf-8") as f:
         lines = f.read().split("\n")
     errors = check_table(page, lines, rows)
@@ -125,9 +123,12 @@ def main():
     if not rows:
         print(f"check_figures: {results} has no budget of a full run")
         return 1
+    values = {}
+    for _, budget, value, _ in rows:
+        values.setdefault(budget, value)
     errors, total = [], 0
     for page in pages:
-        markers, page_errors = check(root, page, rows)
+        markers, page_errors = check(root, page, rows, values)
         total += markers
         errors += page_errors
     for e in errors:
