@@ -19,6 +19,6 @@
 // ASIO_WHEEL_VERSION % 100 is the sub-minor version
 // ASIO_WHEEL_VERSION / 100 % 1000 is the minor version
 // ASIO_WHEEL_VERSION / 100000 is the major version
-#define ASIO_WHEEL_VERSION 100  // 0.1.0
+#define ASIO_WHEEL_VERSION 100000  // 1.0.0
 
 #endif  // ASIO_WHEEL_VERSION_HPP
