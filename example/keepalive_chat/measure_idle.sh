@@ -70,7 +70,7 @@ measure() {
   echo "server RSS: $rss_before KiB before, $rss_idle KiB with $connections idle connections:" \
        "$bytes bytes per connection"
   echo "server CPU while holding $connections silent connections for ${hold_seconds} s:" \
-       "$cpu_ms ms ($percent% of one core), $((wakeups_end - wakeups_start)) drive-timer wakeups"
+       "$cpu_ms ms ($percent% of one core), $((wakeups_end - wakeups_start)) wheel wakeups"
   printf '| %s | %s | %s | %s | %s |\n' "$timers" "$bytes" "$cpu_ms" "$percent" \
     "$((wakeups_end - wakeups_start))" >> "$work_dir/table"
   if [[ $load_status -ne 0 ]]; then status=$load_status; fi
@@ -87,7 +87,7 @@ done
 if [[ $(wc -l < "$work_dir/table") -gt 1 ]]; then
   echo "$connections silent connections, ${hold_seconds} s window, ${settle_seconds} s after the last connect:"
   echo
-  echo "| --timers | bytes per connection | server CPU ms | % of one core | drive-timer wakeups |"
+  echo "| --timers | bytes per connection | server CPU ms | % of one core | wheel wakeups |"
   echo "|---|---:|---:|---:|---:|"
   cat "$work_dir/table"
 fi
