@@ -21,6 +21,8 @@ it between) must give every budget of the results file in its verdict table, wit
 file's verdict, value and limit, and no other measured row. A figure the run does not have,
 a block with more or fewer numbers than its marker names, a marker naming no budget of the
 run, or a verdict table that is not the file's fails the check, which says where and why.
+A marked table with a "verdict" column (design.md's mechanisms) says "kept" on a row only
+where every budget its figures quote passed, and "removed" only where every one missed.
 """
 import json
 import re
@@ -83,6 +85,26 @@ def check_table(page, lines, rows):
     return errors
 
 
+def check_verdicts(where, block, names, verdicts):
+    """In a marked table with a "verdict" column, each row's word agrees with the verdicts of
+    the budgets its figures quote: "kept" all PASS, "removed" all MISS."""
+    cells = [[c.strip() for c in text.strip().strip("|").split("|")] for text in block]
+    if not cells or "verdict" not in cells[0]:
+        return []
+    column, errors, named = cells[0].index("verdict"), [], iter(names)
+    for text, row in zip(block[2:], cells[2:]):
+        quoted = [next(named) for _ in NUMBER.findall(text)]
+        word = re.match(r"[a-z]*", row[column]).group()
+        expected = {"kept": "PASS", "removed": "MISS"}.get(word)
+        if not expected:
+            continue
+        for n in quoted:
+            if verdicts.get(n) != expected:
+                errors.append(f"{where}: the row of '{n}' says '{word}', "
+                              f"the run's verdict is {verdicts.get(n)}")
+    return errors
+
+
 def check(root, page, rows, values):
     with open(f"{root}/{page}", encoding="utf-8") as f:
         lines = f.read().split("\n")
@@ -111,6 +133,7 @@ def check(root, page, rows, values):
         for n, figure in zip(names, found):
             if n in values and not same(values[n], figure):
                 errors.append(f"{where}: '{n}' is {values[n]} in the run, the page says {figure}")
+        errors += check_verdicts(where, block, names, {r[1]: r[0] for r in rows})
     return markers, errors
 
 
