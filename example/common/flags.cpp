@@ -113,6 +113,27 @@ double parse_fraction(const std::string& flag, const std::string& text)
   return value;
 }
 
+void check_one_shape(std::size_t threads, std::size_t contexts)
+{
+  if (contexts > 1 && threads > 1)
+    throw usage_error("--contexts: runs one thread per context, so it does not "
+                      "combine with --threads "
+        + std::to_string(threads) + " (use one or the other)");
+}
+
+std::string shape_help(std::size_t threads, std::size_t contexts)
+{
+  return "  --threads N             threads running the io_context, a strand "
+         "per session (default "
+      + std::to_string(threads)
+      + ")\n"
+        "  --contexts N            io_contexts, one thread each; a "
+        "connection and its timers live\n"
+        "                          on one of them, handed out in turn "
+        "(default "
+      + std::to_string(contexts) + "; not with --threads)\n";
+}
+
 std::string parse_address(const std::string& flag, const std::string& text)
 {
   boost::system::error_code ec;

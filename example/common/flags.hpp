@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <iostream>
@@ -35,6 +36,14 @@ std::chrono::nanoseconds parse_duration(
 // A decimal integer in [min, max].
 std::uint64_t parse_count(const std::string& flag, const std::string& text,
     std::uint64_t min, std::uint64_t max);
+
+// The chat servers' two shapes on several cores, one or the other: --threads N (one
+// io_context run by N threads, each session on a strand) or --contexts N (N io_contexts of
+// one thread each). Throws usage_error naming --contexts when both are above 1.
+void check_one_shape(std::size_t threads, std::size_t contexts);
+
+// The --help lines of --threads and --contexts, with their defaults.
+std::string shape_help(std::size_t threads, std::size_t contexts);
 
 // A fraction in [0, 1]: a decimal ("0.015625", ".5", "1") or a ratio of two
 // decimals ("1/64"). No sign, exponent, inf or nan.

@@ -13,12 +13,14 @@
 
 namespace keepalive_chat {
 
+using example_common::check_one_shape;
 using example_common::for_each_flag;
 using example_common::format_duration;
 using example_common::parse_address;
 using example_common::parse_count;
 using example_common::parse_duration;
 using example_common::parse_fraction;
+using example_common::shape_help;
 using example_common::usage_error;
 
 const char* timer_kind_name(timer_kind kind)
@@ -119,12 +121,7 @@ server_options parse_server_options(int argc, char** argv)
     throw usage_error(
         "--idle-tolerance: applies to --timers wheel only, not --timers "
         + std::string(timer_kind_name(o.timers)));
-  // The two shapes of a server on several cores, one or the other: N contexts
-  // of one thread each, or one context run by N threads.
-  if (o.contexts > 1 && o.threads > 1)
-    throw usage_error("--contexts: runs one thread per context, so it does not "
-                      "combine with --threads "
-        + std::to_string(o.threads) + " (use one or the other)");
+  check_one_shape(o.threads, o.contexts);
   // The PING goes out at idle/2, so both halves must be at least a tick long.
   if (o.idle_timeout < 2 * o.tick)
     throw usage_error("--idle-timeout: must be at least two ticks ("
@@ -165,13 +162,7 @@ std::string server_usage(const std::string& program)
       << "  --max-connections N     refuse connections beyond this many "
          "(default "
       << d.max_connections << ")\n"
-      << "  --threads N             threads running the io_context (default "
-      << d.threads << ")\n"
-      << "  --contexts N            io_contexts, one thread each; a "
-         "connection and its timers live\n"
-      << "                          on one of them, handed out in turn "
-         "(default "
-      << d.contexts << "; not with --threads)\n"
+      << shape_help(d.threads, d.contexts)
       << "  --max-line N            longest accepted line in bytes (default "
       << d.max_line << ")\n"
       << "  --max-queue N           bytes queued for one client before it is "

@@ -13,11 +13,13 @@
 
 namespace websocket_chat {
 
+using example_common::check_one_shape;
 using example_common::for_each_flag;
 using example_common::format_duration;
 using example_common::parse_address;
 using example_common::parse_count;
 using example_common::parse_duration;
+using example_common::shape_help;
 using example_common::usage_error;
 
 const char* to_string(timer_mode mode)
@@ -108,12 +110,7 @@ server_options parse_server_options(int argc, char** argv)
         else
           throw usage_error(flag + ": unknown flag (see --help)");
       });
-  // The two shapes of a server on several cores, one or the other: N contexts of one thread
-  // each, or one context run by N threads.
-  if (o.contexts > 1 && o.threads > 1)
-    throw usage_error("--contexts: runs one thread per context, so it does not "
-                      "combine with --threads "
-        + std::to_string(o.threads) + " (use one or the other)");
+  check_one_shape(o.threads, o.contexts);
   if (timed(o))
   {
     // Beast pings at half the idle timeout: both halves must be at least a tick.
@@ -166,14 +163,7 @@ std::string server_usage(const std::string& program)
       << "  --max-connections N     refuse connections beyond this many "
          "(default "
       << d.max_connections << ")\n"
-      << "  --threads N             threads running the io_context, a strand "
-         "per session (default "
-      << d.threads << ")\n"
-      << "  --contexts N            io_contexts, one thread each; a "
-         "connection and its timers live\n"
-      << "                          on one of them, handed out in turn "
-         "(default "
-      << d.contexts << "; not with --threads)\n"
+      << shape_help(d.threads, d.contexts)
       << "  --max-message N         largest message accepted, in bytes "
          "(default "
       << d.max_message << ")\n"
