@@ -215,7 +215,7 @@ struct connection_record
   // Active ones.
   std::size_t pings = 0, heartbeats = 0, pongs = 0, broadcasts_received = 0,
               broadcasts_sent = 0;
-  bool quit_sent = false, said_bye = false, close_done = false;
+  bool said_bye = false, close_done = false;
   std::unique_ptr<ws_stream> ws;
   // An active connection's messages to send, one write at a time (Beast allows no more).
   std::deque<std::string> out;
@@ -461,11 +461,9 @@ net::awaitable<void> load_client::active_reader(std::size_t i)
     if (text == "PONG")
     {
       ++r.pongs;
-      if (quitting_ && r.pongs == r.heartbeats && !r.quit_sent)
-      {
-        r.quit_sent = true;
+      // The last PING's PONG (pongs only grow, so this holds once).
+      if (quitting_ && r.pongs == r.heartbeats)
         send(r, "/quit");
-      }
     }
     else if (text == "BYE quit")
       r.said_bye = true;
