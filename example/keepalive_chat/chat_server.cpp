@@ -130,56 +130,28 @@ void chat_room::broadcast(const session* sender, std::string_view text)
   history_.push_back(line);
   if (history_.size() > history_limit)
     history_.pop_front();
-  fanout message{std::move(line), {}, 0};
-  message.recipients.reserve(members_.size() - 1);
+  std::vector<std::shared_ptr<session>> recipients;
+  recipients.reserve(members_.size() - 1);
   for (const auto& [key, entry] : members_)
     if (key != sender)
-      message.recipients.push_back(entry.member);
-  if (message.recipients.empty())
-    return;
-  // What the pending message holds: the line once, a pointer per recipient.
-  backlog_bytes_ += message.line->size()
-      + message.recipients.size() * sizeof(std::shared_ptr<session>);
-  fanouts_.push_back(std::move(message));
-  if (!fanout_running_)
-  {
-    fanout_running_ = true;
+      recipients.push_back(entry.member);
+  if (fanout_.push(std::move(line), std::move(recipients)))
     boost::asio::post(executor_, [this] { run_fanout(); });
-  }
 }
 
 bool chat_room::pause_if_backlogged(const std::shared_ptr<session>& talker)
 {
   std::lock_guard lock(mutex_);
-  if (backlog_bytes_ <= backlog_limit)
-    return false;
-  paused_talkers_.push_back(talker);
-  return true;
+  return fanout_.pause_if_backlogged(talker);
 }
 
 void chat_room::run_fanout()
 {
-  std::vector<std::pair<std::shared_ptr<session>, shared_line>> batch;
+  std::vector<fanout::delivery> batch;
   std::vector<std::shared_ptr<session>> resumed;
-  batch.reserve(fanout_batch);
   {
     std::lock_guard lock(mutex_);
-    while (batch.size() < fanout_batch && !fanouts_.empty())
-    {
-      fanout& front = fanouts_.front();
-      while (
-          batch.size() < fanout_batch && front.next < front.recipients.size())
-        batch.emplace_back(
-            std::move(front.recipients[front.next++]), front.line);
-      if (front.next == front.recipients.size())
-      {
-        backlog_bytes_ -= front.line->size();
-        fanouts_.pop_front();
-      }
-    }
-    backlog_bytes_ -= batch.size() * sizeof(std::shared_ptr<session>);
-    if (backlog_bytes_ <= backlog_limit / 2)
-      resumed.swap(paused_talkers_);
+    fanout_.take_turn(batch, resumed);
   }
   // Outside the lock: deliver() may close a member, which leaves the room.
   // With one thread a member's executor is ours and dispatch() runs deliver()
@@ -213,13 +185,9 @@ void chat_room::run_fanout()
   for (auto& talker : resumed)
     boost::asio::post(talker->strand(), [talker] { talker->resume_input(); });
   std::lock_guard lock(mutex_);
-  if (fanouts_.empty())
-  {
-    fanout_running_ = false;
-    return;
-  }
-  boost::asio::post(
-      executor_, [this] { run_fanout(); });  // behind whatever else is ready
+  if (fanout_.more())
+    boost::asio::post(
+        executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }
 
 std::string chat_room::who_line() const

@@ -8,6 +8,7 @@
 // its timeouts live in session.hpp.
 #pragma once
 
+#include "common/fanout_queue.hpp"
 #include "options.hpp"
 
 #include <asio_wheel.hpp>
@@ -75,15 +76,9 @@ struct server_counters
 // --threads > 1 several strands use it at once, and with --contexts > 1 the
 // threads of several contexts, hence the mutex.
 //
-// A message to 10,000 members is 10,000 writes. Done in one go, it would hold
-// the event loop for tens of milliseconds and every timer due meanwhile (PINGs,
-// idle closes) would wait behind it. So the fan-out delivers at most
-// fanout_batch lines per turn and then queues itself behind whatever else is
-// ready, the same fairness rule the wheel applies to its own completions.
-// Messages are fanned out strictly one after another, so every member sees
-// them in the order they were sent. A talker that outruns the fan-out (pending
-// messages holding more than backlog_limit bytes) stops being read until it
-// has caught up, so the backlog, like every queue in the server, stays bounded.
+// A message to 10,000 members is 10,000 writes: example_common::fanout_queue
+// delivers at most a turn's worth per turn of the event loop, in the order the
+// messages were sent, and pauses a talker that outruns it.
 //
 // With --contexts > 1 the fan-out still runs on the first context, and each
 // turn's deliveries go out as one handler per context, posted to it (the
@@ -94,11 +89,6 @@ class chat_room
 {
 public:
   static constexpr std::size_t history_limit = 100;
-  static constexpr std::size_t fanout_batch =
-      256;  // deliveries per turn of the event loop
-  // 1 MiB: about six messages to 10,000 members, or a thousand 1 KiB lines to one.
-  static constexpr std::size_t backlog_limit = 1
-      << 20;  // bytes held by pending messages before talkers pause
 
   // The fan-out runs on the first context; contexts are all the server's
   // (--contexts), each session on the one its context_index() names.
@@ -130,12 +120,7 @@ private:
     std::string name;
   };
   mutable std::mutex mutex_;
-  struct fanout
-  {
-    shared_line line;
-    std::vector<std::shared_ptr<session>> recipients;
-    std::size_t next = 0;
-  };
+  using fanout = example_common::fanout_queue<session, shared_line>;
   void run_fanout();
 
   const std::vector<boost::asio::io_context*> contexts_;
@@ -144,11 +129,7 @@ private:
   std::unordered_set<std::string> names_;
   std::deque<shared_line> history_;
   std::uint64_t next_guest_ = 1;
-  std::deque<fanout> fanouts_;  // messages being delivered, oldest first
-  std::size_t backlog_bytes_ =
-      0;  // lines plus recipient pointers held by fanouts_
-  bool fanout_running_ = false;  // a run_fanout() is posted or running
-  std::vector<std::shared_ptr<session>> paused_talkers_;
+  fanout fanout_;
 };
 
 class chat_server

@@ -128,58 +128,30 @@ void chat_room::broadcast(member& from, const std::string& text)
   history_.push_back(line);
   if (history_.size() > history_limit)
     history_.pop_front();
-  fanout message{line, {}, 0};
-  message.recipients.reserve(members_.size());
+  std::vector<std::shared_ptr<member>> recipients;
+  recipients.reserve(members_.size());
   for (const auto& [name, m] : members_)
     if (m != &from)
       // Empty for a session whose destructor waits for the lock to leave the room.
       if (std::shared_ptr<member> recipient = m->self_.lock())
-        message.recipients.push_back(std::move(recipient));
-  if (message.recipients.empty())
-    return;
-  // What the pending message holds: the text once, a pointer per recipient.
-  backlog_bytes_ += line->size()
-      + message.recipients.size() * sizeof(std::shared_ptr<member>);
-  fanouts_.push_back(std::move(message));
-  if (!fanout_running_)
-  {
-    fanout_running_ = true;
+        recipients.push_back(std::move(recipient));
+  if (fanout_.push(line, std::move(recipients)))
     boost::asio::post(executor_, [this] { run_fanout(); });
-  }
 }
 
 bool chat_room::pause_if_backlogged(member& talker)
 {
   std::lock_guard lock(mutex_);
-  if (backlog_bytes_ <= backlog_limit)
-    return false;
-  paused_talkers_.push_back(talker.self_.lock());
-  return true;
+  return fanout_.pause_if_backlogged(talker.self_.lock());
 }
 
 void chat_room::run_fanout()
 {
   std::vector<delivery> batch;
   std::vector<std::shared_ptr<member>> resumed;
-  batch.reserve(fanout_batch);
   {
     std::lock_guard lock(mutex_);
-    while (batch.size() < fanout_batch && !fanouts_.empty())
-    {
-      fanout& front = fanouts_.front();
-      while (
-          batch.size() < fanout_batch && front.next < front.recipients.size())
-        batch.emplace_back(
-            std::move(front.recipients[front.next++]), front.text);
-      if (front.next == front.recipients.size())
-      {
-        backlog_bytes_ -= front.text->size();
-        fanouts_.pop_front();
-      }
-    }
-    backlog_bytes_ -= batch.size() * sizeof(std::shared_ptr<member>);
-    if (backlog_bytes_ <= backlog_limit / 2)
-      resumed.swap(paused_talkers_);
+    fanout_.take_turn(batch, resumed);
   }
   // Outside the lock: a recipient whose session has otherwise ended is destroyed with its
   // delivery, and leaves the room then.
@@ -191,13 +163,9 @@ void chat_room::run_fanout()
         executor, [talker = std::move(talker)] { talker->resume_input(); });
   }
   std::lock_guard lock(mutex_);
-  if (fanouts_.empty())
-  {
-    fanout_running_ = false;
-    return;
-  }
-  boost::asio::post(
-      executor_, [this] { run_fanout(); });  // behind whatever else is ready
+  if (fanout_.more())
+    boost::asio::post(
+        executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }
 
 void chat_room::deliver_batch(std::vector<delivery>& batch)

@@ -8,6 +8,7 @@
 // behind a mutex, and a member is only ever touched on its own executor (see chat_room).
 #pragma once
 
+#include "common/fanout_queue.hpp"
 #include "options.hpp"
 
 #include <asio_wheel/wheel_options.hpp>
@@ -82,16 +83,11 @@ struct server_counters
   std::atomic<std::uint64_t> closed_queue_full{0};
 };
 
-// A message to 10,000 members is 10,000 websocket writes. Done in one handler, it would hold
-// the event loop for 150 to 200 ms, and every timer due meanwhile (Beast's pings and idle
-// closes) would wait behind it: the idle closes of scripts/demo --websocket at 10,000
-// connections came up to 230 ms late that way. So, as in the line chat (doc/example.md,
-// "Broadcast fan-out"), the fan-out delivers at most fanout_batch messages per turn of the
-// event loop and then queues itself behind whatever else is ready. Messages are fanned out
-// one after another, so every member sees them in the order they were sent; each goes to
-// those who were members when it was said and still are when their turn comes. A talker that
-// outruns the fan-out (pending messages holding more than backlog_limit bytes) is not read
-// until the room has caught up, so this queue is bounded like every other.
+// A message to 10,000 members is 10,000 websocket writes: the fan-out is
+// example_common::fanout_queue's, the line chat's too (doc/example.md, "Broadcast fan-out").
+// Done in one handler, it held the event loop for 150 to 200 ms, and the idle closes of
+// scripts/demo --websocket at 10,000 connections came up to 230 ms late. Each message goes
+// to those who were members when it was said and still are when their turn comes.
 //
 // Across cores (--threads, --contexts) the room's state is behind its mutex, and the fan-out
 // runs on the first context; each turn's deliveries go out on the recipients' executors: with
@@ -102,10 +98,7 @@ class chat_room
 {
 public:
   static constexpr std::size_t history_limit = 100;
-  static constexpr std::size_t fanout_batch =
-      256;  // deliveries per turn of the event loop
-  // 1 MiB: about six messages to 10,000 members, or a thousand 1 KiB messages to one.
-  static constexpr std::size_t backlog_limit = std::size_t{1} << 20;
+  using fanout = example_common::fanout_queue<member, shared_text>;
 
   // @p contexts: the executor of each of the server's io_contexts, a member's context()
   // indexing it; the first one's runs the fan-out. @p websocket_timer: what
@@ -151,13 +144,7 @@ public:
   const server_options& options;
 
 private:
-  struct fanout
-  {
-    shared_text text;
-    std::vector<std::shared_ptr<member>> recipients;
-    std::size_t next = 0;
-  };
-  using delivery = std::pair<std::shared_ptr<member>, shared_text>;
+  using delivery = fanout::delivery;
   void leave_locked(member& m);
   void run_fanout();
   void deliver_batch(std::vector<delivery>& batch);
@@ -174,11 +161,7 @@ private:
   std::unordered_map<std::string, member*> members_;
   std::deque<shared_text> history_;
   std::uint64_t next_guest_ = 1;
-  std::deque<fanout> fanouts_;  // messages being delivered, oldest first
-  std::size_t backlog_bytes_ =
-      0;  // texts plus recipient pointers held by fanouts_
-  bool fanout_running_ = false;  // a run_fanout() is posted or running
-  std::vector<std::shared_ptr<member>> paused_talkers_;
+  fanout fanout_;
 };
 
 }  // namespace websocket_chat

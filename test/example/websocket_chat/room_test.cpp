@@ -4,7 +4,7 @@
 
 // Unit tests of the WebSocket chat's room (example/websocket_chat/room.hpp) with recording
 // members on an io_context run by hand: the broadcast's fan-out yields to other handlers
-// every fanout_batch deliveries, keeps the order of messages, sends nothing to a member that
+// every fanout::turn_size deliveries, keeps the order of messages, sends nothing to a member that
 // left meanwhile (and keeps a recipient alive until its turn), and pauses a talker that
 // outruns it until the backlog has halved. Deterministic: no sockets, no clocks.
 #define BOOST_TEST_MODULE websocket_chat_room
@@ -141,7 +141,7 @@ BOOST_AUTO_TEST_CASE(a_member_that_leaves_during_a_fanout_gets_nothing_more)
   auto members = join(1000);
   room.broadcast(*members[0], "hello");
   io.run_one();  // the first batch
-  BOOST_TEST(deliveries == chat_room::fanout_batch);
+  BOOST_TEST(deliveries == chat_room::fanout::turn_size);
   // A member whose turn has not come leaves and its session ends (nothing but the fan-out
   // holds it), and a new member joins: neither gets the message in flight (the newcomer has
   // it in the history it was sent on joining).
@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_member_that_leaves_during_a_fanout_gets_nothing_more)
   io.run();
   BOOST_TEST(
       left.expired());  // destroyed once its turn came, without a delivery
-  BOOST_TEST(deliveries == 999u - chat_room::fanout_batch - 1);
+  BOOST_TEST(deliveries == 999u - chat_room::fanout::turn_size - 1);
   BOOST_TEST(newcomer->received.empty());
   BOOST_TEST(room.sessions() == 1000u);  // 999 of the first plus the newcomer
 }
@@ -185,20 +185,20 @@ BOOST_AUTO_TEST_CASE(a_talker_that_outruns_the_fanout_is_paused_until_it_halves)
   };
   while (!room.pause_if_backlogged(talker))
   {
-    BOOST_TEST_REQUIRE(pending(0) <= chat_room::backlog_limit);
+    BOOST_TEST_REQUIRE(pending(0) <= chat_room::fanout::backlog_limit);
     room.broadcast(talker, text);
     ++said;
   }
-  BOOST_TEST(pending(0) > chat_room::backlog_limit);
+  BOOST_TEST(pending(0) > chat_room::fanout::backlog_limit);
   BOOST_TEST(talker.resumed == 0);
   // Resumed once, after the first batch that brought the backlog down to half its limit.
   std::size_t resumed_after = 0;
   while (talker.resumed == 0 && io.run_one() != 0)
     resumed_after = deliveries;
   BOOST_TEST(talker.resumed == 1);
-  BOOST_TEST(pending(resumed_after) <= chat_room::backlog_limit / 2);
-  BOOST_TEST(pending(resumed_after - chat_room::fanout_batch)
-      > chat_room::backlog_limit / 2);
+  BOOST_TEST(pending(resumed_after) <= chat_room::fanout::backlog_limit / 2);
+  BOOST_TEST(pending(resumed_after - chat_room::fanout::turn_size)
+      > chat_room::fanout::backlog_limit / 2);
   io.run();
   BOOST_TEST(talker.resumed == 1);
   BOOST_TEST(deliveries == said * 999);
