@@ -519,16 +519,18 @@ verdicts() {
     echo
     echo "| workload | N | steady_timer | steady_timer tuned | wheel_timer | wheel : steady_timer | wheel : tuned |"
     echo "|---|---:|---:|---:|---:|---:|---:|"
-    # tuned_row PROGRAM WORKLOAD N METRIC TITLE
+    # tuned_row PROGRAM WORKLOAD N METRIC TITLE. Its variables are plain ones (POSIX sh):
+    # named tuned_*, so that they clobber no caller's (W10's loop variable t did).
     tuned_row() {
-      records=$(grep "\"program\":\"$1\"" "$out_dir/results.json" || true)
-      s=$(printf '%s\n' "$records" | pick_measurement "$2" steady_timer "$3" "$4")
-      t=$(printf '%s\n' "$records" | pick_measurement "$2" steady_timer_tuned "$3" "$4")
-      w=$(printf '%s\n' "$records" | pick_measurement "$2" wheel_timer "$3" "$4")
-      [ "$s" != - ] && [ "$t" != - ] && [ "$w" != - ] || return 0
-      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$5" "$(label "$3")" "$(fmt "$s")" "$(fmt "$t")" "$(fmt "$w")" \
-        "$(awk -v a="$w" -v b="$s" 'BEGIN { printf "%.3f", a / b }')" \
-        "$(awk -v a="$w" -v b="$t" 'BEGIN { printf "%.3f", a / b }')"
+      tuned_records=$(grep "\"program\":\"$1\"" "$out_dir/results.json" || true)
+      tuned_s=$(printf '%s\n' "$tuned_records" | pick_measurement "$2" steady_timer "$3" "$4")
+      tuned_t=$(printf '%s\n' "$tuned_records" | pick_measurement "$2" steady_timer_tuned "$3" "$4")
+      tuned_w=$(printf '%s\n' "$tuned_records" | pick_measurement "$2" wheel_timer "$3" "$4")
+      [ "$tuned_s" != - ] && [ "$tuned_t" != - ] && [ "$tuned_w" != - ] || return 0
+      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$5" "$(label "$3")" \
+        "$(fmt "$tuned_s")" "$(fmt "$tuned_t")" "$(fmt "$tuned_w")" \
+        "$(awk -v a="$tuned_w" -v b="$tuned_s" 'BEGIN { printf "%.3f", a / b }')" \
+        "$(awk -v a="$tuned_w" -v b="$tuned_t" 'BEGIN { printf "%.3f", a / b }')"
     }
     for n in 1000 100000 1000000; do tuned_row churn_newer_asio W1 $n ns_per_rearm "W1 CPU ns per re-arm"; done
     for n in 100000 1000000; do tuned_row storm_newer_asio W3 $n cpu_ms "W3 CPU ms"; done
