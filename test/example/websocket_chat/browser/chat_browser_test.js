@@ -342,18 +342,19 @@ async function main() {
       check(close.t - pingArrived <= idleMs / 2 + tickMs + schedulingMs,
             `within a tick plus scheduling: ${(close.t - pingArrived).toFixed(1)} ms after the ping (<= ${idleMs / 2 + tickMs + schedulingMs})`);
     }
-    // The last input was the pong to the ping sent idle before the close, one round trip
-    // after it; that ping went out half an idle timeout before the unanswered one arrived.
-    // The round trip is taken from the server's log, not assumed: under load it is tens of ms.
+    // The last input was the stopped browser's last pong, and Beast closes once two halves of
+    // the idle timeout have passed without input: the silence is more than half the idle
+    // timeout and at most all of it plus a tick and scheduling, less where the pong came back
+    // late (by tens of ms under load). The server's since_input is the time from the last
+    // pong it logged to the close.
     const lastPong = logged(pongs).filter((e) => e.t <= close.t).pop();
-    if (check(lastPong !== undefined && pingArrived !== null, "the server logged the last pong before the close")) {
+    if (check(lastPong !== undefined, "the server logged the last pong before the close")) {
       const silence = close.t - lastPong.t;
       check(Math.abs(since - silence) <= 1,
             `the server's since_input ${since} ms is the time from the last pong it logged to the close (${silence.toFixed(3)} ms)`);
-      const roundTrip = lastPong.t - (pingArrived - idleMs / 2);
-      check(since >= idleMs - roundTrip - 1 && since <= idleMs + tickMs + schedulingMs,
-            `the server saw ${since} ms of silence before the close (the idle timeout ${idleMs} ms, less the pong's round trip of ${roundTrip.toFixed(1)} ms, plus at most a tick and scheduling)`);
     }
+    check(since > idleMs / 2 && since <= idleMs + tickMs + schedulingMs,
+          `the server saw ${since} ms of silence before the close (more than half the idle timeout ${idleMs} ms, at most all of it plus a tick and scheduling)`);
     check(close.t - stoppedAt <= idleMs + tickMs + schedulingMs, `closed ${(close.t - stoppedAt).toFixed(1)} ms after the stop`);
   }
   const after = await stats(alice);
