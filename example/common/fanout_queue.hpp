@@ -83,9 +83,9 @@ public:
       resumed.swap(paused_);
   }
 
-  // After a turn's deliveries: true when more is queued (the caller posts the next turn);
-  // false, and the queue idle until the next push, when not.
-  bool more()
+  // Ends a turn, after its deliveries: true when more is queued (the caller posts the next
+  // turn); false, and the queue idle until the next push, when not.
+  bool end_turn()
   {
     running_ = !messages_.empty();
     return running_;

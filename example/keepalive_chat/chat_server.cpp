@@ -185,7 +185,7 @@ void chat_room::run_fanout()
   for (auto& talker : resumed)
     boost::asio::post(talker->strand(), [talker] { talker->resume_input(); });
   std::lock_guard lock(mutex_);
-  if (fanout_.more())
+  if (fanout_.end_turn())
     boost::asio::post(
         executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }

@@ -163,7 +163,7 @@ void chat_room::run_fanout()
         executor, [talker = std::move(talker)] { talker->resume_input(); });
   }
   std::lock_guard lock(mutex_);
-  if (fanout_.more())
+  if (fanout_.end_turn())
     boost::asio::post(
         executor_, [this] { run_fanout(); });  // behind whatever else is ready
 }
